@@ -1,0 +1,83 @@
+/** Users, roles, scopes, credentials and the principal a credential authenticates as. */
+import { Schema } from "effect"
+import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
+import { Timestamp } from "../shared/Time.js"
+
+export const Role = Schema.Literal("OWNER", "ADMIN", "MEMBER").annotations({ identifier: "Role" })
+export type Role = typeof Role.Type
+
+export const Scopes = [
+  "meetings:read",
+  "meetings:write",
+  "action-items:read",
+  "action-items:write",
+  "calendar:read",
+  "workspace:read",
+  "workspace:write"
+] as const
+export const Scope = Schema.Literal(...Scopes).annotations({ identifier: "Scope" })
+export type Scope = typeof Scope.Type
+
+export const WorkspaceScopes: ReadonlyArray<Scope> = ["workspace:read", "workspace:write"]
+export const isWorkspaceScope = (scope: Scope): boolean => WorkspaceScopes.includes(scope)
+
+/** The scopes a user's role lets them hold (and so grant to their tokens). */
+export const grantsOf = (role: Role): ReadonlyArray<Scope> =>
+  role === "MEMBER" ? Scopes.filter((scope) => !isWorkspaceScope(scope)) : Scopes
+
+/** A user as stored. The password hash never leaves the core. */
+export class User extends Schema.Class<User>("User")({
+  id: UserId,
+  workspace_id: WorkspaceId,
+  email: Schema.String,
+  name: Schema.String,
+  role: Role,
+  password_hash: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export const CredentialKind = Schema.Literal(
+  "access_token",
+  "refresh_token",
+  "personal_access_token",
+  "short_lived",
+  "api_key"
+).annotations({ identifier: "CredentialKind" })
+export type CredentialKind = typeof CredentialKind.Type
+
+/** The documented plaintext prefix of each kind. Tokens are opaque to clients; the prefix is for humans and scanners. */
+export const tokenPrefix: Record<CredentialKind, string> = {
+  access_token: "svc_at_v1_",
+  refresh_token: "svc_rt_v1_",
+  short_lived: "svc_slt_v1_",
+  personal_access_token: "svc_pat_v1_",
+  api_key: "svc_wk_v1_"
+}
+
+/** A credential as stored: only the SHA-256 of the token, never the token. */
+export class Credential extends Schema.Class<Credential>("Credential")({
+  id: CredentialId,
+  workspace_id: WorkspaceId,
+  user_id: Schema.NullOr(UserId),
+  kind: CredentialKind,
+  name: Schema.NullOr(Schema.String),
+  scopes: Schema.Array(Scope),
+  token_hash: Schema.String,
+  client_id: Schema.NullOr(Schema.String),
+  expires_at: Schema.NullOr(Timestamp),
+  revoked_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
+/** Who is calling: what a valid credential authenticates as, for the length of one request. */
+export class Principal extends Schema.Class<Principal>("Principal")({
+  credential_id: CredentialId,
+  kind: CredentialKind,
+  workspace_id: WorkspaceId,
+  user_id: Schema.NullOr(UserId),
+  role: Schema.NullOr(Role),
+  scopes: Schema.Array(Scope),
+  client_id: Schema.NullOr(Schema.String),
+  expires_at: Schema.NullOr(Timestamp)
+}) {}

@@ -1,0 +1,48 @@
+/**
+ * Domain errors. Each carries a readable `message`; the HTTP host maps the tag to a status and a stable
+ * `code` (the domain never knows about statuses).
+ */
+import { Schema } from "effect"
+
+/** A request value broke a rule. `field` names the offending field (dotted path for nested ones). */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+  field: Schema.String,
+  message: Schema.String
+}) {
+  static readonly of = (field: string, problem: string) => new ValidationError({ field, message: `${field}: ${problem}` })
+}
+
+/** The resource does not exist, or the caller cannot see it (another workspace, not a participant). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  resource: Schema.String,
+  id: Schema.String,
+  message: Schema.String
+}) {
+  static readonly of = (resource: string, id: string) =>
+    new NotFound({ resource, id, message: `${resource} ${id} was not found` })
+}
+
+/** The request does not fit the current state of the resource. */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String
+}) {}
+
+/** No valid credential: missing, malformed, unknown, expired or revoked. */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  reason: Schema.Literal("missing", "malformed", "unknown", "expired", "revoked"),
+  message: Schema.String
+}) {}
+
+/** The credential is valid but lacks the scope or the role the operation needs. */
+export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
+  required: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The workspace's plan does not include the feature, or its allowance for the period is used up. */
+export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequired", {
+  feature: Schema.String,
+  current_plan: Schema.String,
+  required_plan: Schema.String,
+  message: Schema.String
+}) {}
