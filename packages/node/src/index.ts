@@ -1,1 +1,1 @@
-export {}
+export * as NodeCrypto from "./NodeCrypto.js"

@@ -22,3 +22,4 @@ export class PasswordHasher extends Context.Tag("@convene/core/PasswordHasher")<
   readonly hash: (password: string) => Effect.Effect<string>
   readonly verify: (password: string, hash: string) => Effect.Effect<boolean>
 }>() {}
+

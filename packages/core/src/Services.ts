@@ -1,0 +1,45 @@
+/**
+ * Every core service, wired to each other. Provide a store adapter (StorePorts) and the Crypto and
+ * PasswordHasher ports, and the whole domain runs: this is what the HTTP host and embedders use.
+ */
+import { Layer } from "effect"
+import type { Crypto, PasswordHasher } from "./shared/Crypto.js"
+import type { StorePorts } from "./shared/StorePorts.js"
+import { ActionItems } from "./actions/ActionItems.js"
+import { AgendaItems } from "./agenda/AgendaItems.js"
+import { Authentication } from "./identity/Authentication.js"
+import { Tokens } from "./identity/Tokens.js"
+import { Users } from "./identity/Users.js"
+import { Idempotency } from "./idempotency/Idempotency.js"
+import { MeetingAccess } from "./meetings/MeetingAccess.js"
+import { Meetings } from "./meetings/Meetings.js"
+import { Participants } from "./meetings/Participants.js"
+import { Workspaces } from "./workspaces/Workspaces.js"
+
+export type Services =
+  | Workspaces
+  | Users
+  | Tokens
+  | Authentication
+  | Meetings
+  | Participants
+  | AgendaItems
+  | ActionItems
+  | Idempotency
+
+const identity = Tokens.layer.pipe(
+  Layer.provideMerge(Users.layer),
+  Layer.provideMerge(Workspaces.layer)
+)
+
+const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(
+  Layer.provide(MeetingAccess.layer),
+  Layer.provide(identity)
+)
+
+export const layer: Layer.Layer<Services, never, StorePorts | Crypto | PasswordHasher> = Layer.mergeAll(
+  identity,
+  meetings,
+  Authentication.layer,
+  Idempotency.layer
+)

@@ -1,0 +1,185 @@
+/**
+ * Action items of meetings. Status changes follow the machine in ActionItem.ts (409 otherwise); moving to
+ * `completed` sets is_completed and completed_at, leaving it clears both. Anyone who can see the meeting
+ * (VIEWERs too: action items are often theirs) works on its action items, given the action-items scopes.
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { AgendaItemStore } from "../agenda/AgendaItemStore.js"
+import { requireScope } from "../identity/Access.js"
+import type { Principal } from "../identity/Identity.js"
+import { UserStore } from "../identity/IdentityStore.js"
+import { MeetingAccess } from "../meetings/MeetingAccess.js"
+import { Crypto } from "../shared/Crypto.js"
+import { Conflict, NotFound, ValidationError } from "../shared/Errors.js"
+import { ActionItemId, AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
+import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
+import { LongText, Title } from "../shared/Text.js"
+import { CalendarDate, now } from "../shared/Time.js"
+import { ActionItem, ActionItemStatus, canMove } from "./ActionItem.js"
+import { ActionItemStore } from "./ActionItemStore.js"
+
+export class CreateActionItem extends Schema.Class<CreateActionItem>("CreateActionItem")({
+  meeting_id: MeetingId,
+  title: Title(500),
+  description: Schema.optional(Schema.NullOr(LongText(10_000))),
+  due_date: Schema.optional(Schema.NullOr(CalendarDate)),
+  status: Schema.optional(ActionItemStatus),
+  assigned_to_user_id: Schema.optional(Schema.NullOr(UserId)),
+  agenda_item_id: Schema.optional(Schema.NullOr(AgendaItemId))
+}) {}
+
+export class UpdateActionItem extends Schema.Class<UpdateActionItem>("UpdateActionItem")({
+  title: Schema.optional(Title(500)),
+  description: Schema.optional(Schema.NullOr(LongText(10_000))),
+  due_date: Schema.optional(Schema.NullOr(CalendarDate)),
+  status: Schema.optional(ActionItemStatus),
+  assigned_to_user_id: Schema.optional(Schema.NullOr(UserId)),
+  agenda_item_id: Schema.optional(Schema.NullOr(AgendaItemId))
+}) {}
+
+const make = Effect.gen(function*() {
+  const store = yield* ActionItemStore
+  const agenda = yield* AgendaItemStore
+  const users = yield* UserStore
+  const access = yield* MeetingAccess
+  const crypto = yield* Crypto
+
+  const find = (principal: Principal, id: ActionItemId) =>
+    Effect.gen(function*() {
+      const item = yield* store.get(principal.workspace_id, id).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("action item", id)), onSome: Effect.succeed }))
+      )
+      yield* access.readable(principal, item.meeting_id).pipe(Effect.mapError(() => NotFound.of("action item", id)))
+      return item
+    })
+
+  /** The assignee must be a user of the workspace; the agenda item must be on the same meeting. */
+  const checkReferences = (
+    principal: Principal,
+    meetingId: MeetingId,
+    assignee: UserId | null,
+    agendaItemId: AgendaItemId | null
+  ) =>
+    Effect.gen(function*() {
+      if (assignee !== null && (yield* users.getMany(principal.workspace_id, [assignee])).length === 0) {
+        return yield* Effect.fail(new NotFound({
+          resource: "user",
+          id: assignee,
+          message: `assigned_to_user_id: user ${assignee} was not found in this workspace`
+        }))
+      }
+      if (agendaItemId !== null) {
+        const item = yield* agenda.get(principal.workspace_id, agendaItemId)
+        if (Option.isNone(item)) {
+          return yield* Effect.fail(new NotFound({
+            resource: "agenda item",
+            id: agendaItemId,
+            message: `agenda_item_id: agenda item ${agendaItemId} was not found`
+          }))
+        }
+        if (item.value.meeting_id !== meetingId) {
+          return yield* Effect.fail(ValidationError.of("agenda_item_id", "belongs to another meeting"))
+        }
+      }
+    })
+
+  const list = Effect.fn("ActionItems.list")(function*(
+    principal: Principal,
+    filter: { readonly meeting_id?: MeetingId | undefined; readonly status?: ActionItemStatus | undefined },
+    request: PageRequest
+  ) {
+    yield* requireScope(principal, "action-items:read")
+    if (filter.meeting_id !== undefined) yield* access.readable(principal, filter.meeting_id)
+    const page = clamp(request)
+    const slice = yield* store.list(principal.workspace_id, {
+      meetingId: filter.meeting_id,
+      status: filter.status,
+      visibleTo: access.visibleTo(principal)
+    }, page)
+    return toList(slice, page)
+  })
+
+  const get = Effect.fn("ActionItems.get")(function*(principal: Principal, id: ActionItemId) {
+    yield* requireScope(principal, "action-items:read")
+    return yield* find(principal, id)
+  })
+
+  const create = Effect.fn("ActionItems.create")(function*(principal: Principal, input: CreateActionItem) {
+    yield* requireScope(principal, "action-items:write")
+    const meeting = yield* access.readable(principal, input.meeting_id)
+    const assignee = input.assigned_to_user_id ?? null
+    const agendaItemId = input.agenda_item_id ?? null
+    yield* checkReferences(principal, meeting.id, assignee, agendaItemId)
+    const at = yield* now
+    const status = input.status ?? "needs_review"
+    const item = new ActionItem({
+      id: ActionItemId.make(yield* crypto.randomUUID),
+      workspace_id: principal.workspace_id,
+      meeting_id: meeting.id,
+      agenda_item_id: agendaItemId,
+      assigned_to_user_id: assignee,
+      title: input.title,
+      description: input.description ?? null,
+      due_date: input.due_date ?? null,
+      status,
+      is_completed: status === "completed",
+      completed_at: status === "completed" ? at : null,
+      created_at: at,
+      updated_at: at
+    })
+    yield* store.insert(item)
+    return item
+  })
+
+  const update = Effect.fn("ActionItems.update")(function*(principal: Principal, id: ActionItemId, input: UpdateActionItem) {
+    yield* requireScope(principal, "action-items:write")
+    const current = yield* find(principal, id)
+    const status = input.status ?? current.status
+    if (!canMove(current.status, status)) {
+      return yield* Effect.fail(new Conflict({ message: `an action item cannot go from ${current.status} to ${status}` }))
+    }
+    const assignee = input.assigned_to_user_id === undefined ? current.assigned_to_user_id : input.assigned_to_user_id
+    const agendaItemId = input.agenda_item_id === undefined ? current.agenda_item_id : input.agenda_item_id
+    yield* checkReferences(
+      principal,
+      current.meeting_id,
+      input.assigned_to_user_id === undefined ? null : assignee,
+      input.agenda_item_id === undefined ? null : agendaItemId
+    )
+    const at = yield* now
+    const completedNow = status === "completed"
+    const next = new ActionItem({
+      ...current,
+      title: input.title ?? current.title,
+      description: input.description === undefined ? current.description : input.description,
+      due_date: input.due_date === undefined ? current.due_date : input.due_date,
+      assigned_to_user_id: assignee,
+      agenda_item_id: agendaItemId,
+      status,
+      is_completed: completedNow,
+      completed_at: completedNow ? current.completed_at ?? at : null,
+      updated_at: at
+    })
+    yield* store.update(next)
+    return next
+  })
+
+  const remove = Effect.fn("ActionItems.delete")(function*(principal: Principal, id: ActionItemId) {
+    yield* requireScope(principal, "action-items:write")
+    yield* find(principal, id)
+    yield* store.delete(principal.workspace_id, id)
+  })
+
+  return { list, get, create, update, delete: remove } as const
+})
+
+export class ActionItems extends Context.Tag("@convene/core/ActionItems")<
+  ActionItems,
+  Effect.Effect.Success<typeof make>
+>() {
+  static readonly layer: Layer.Layer<
+    ActionItems,
+    never,
+    ActionItemStore | AgendaItemStore | UserStore | MeetingAccess | Crypto
+  > = Layer.effect(ActionItems, make)
+}

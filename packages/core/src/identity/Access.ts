@@ -1,0 +1,33 @@
+/** Scope and role rules every service applies to the principal before it touches data. */
+import { Effect } from "effect"
+import { InsufficientScope } from "../shared/Errors.js"
+import type { Principal, Scope } from "./Identity.js"
+
+export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<void, InsufficientScope> =>
+  principal.scopes.includes(scope)
+    ? Effect.void
+    : Effect.fail(new InsufficientScope({ required: scope, message: `this credential lacks the scope ${scope}` }))
+
+/** At least one of `scopes`. */
+export const requireAnyScope = (
+  principal: Principal,
+  scopes: ReadonlyArray<Scope>
+): Effect.Effect<void, InsufficientScope> =>
+  scopes.some((scope) => principal.scopes.includes(scope))
+    ? Effect.void
+    : Effect.fail(
+      new InsufficientScope({
+        required: scopes.join(" "),
+        message: `this credential needs one of the scopes ${scopes.join(", ")}`
+      })
+    )
+
+/**
+ * Workspace API keys act as the workspace, and OWNER and ADMIN users administer it: they see and change
+ * every meeting. Members see the meetings they take part in.
+ */
+export const actsForWorkspace = (principal: Principal): boolean =>
+  principal.kind === "api_key" || principal.role === "OWNER" || principal.role === "ADMIN"
+
+/** The key of things that are private per caller (talking points): the user, or the API key itself. */
+export const subjectOf = (principal: Principal): string => principal.user_id ?? principal.credential_id

@@ -1,0 +1,218 @@
+/**
+ * Minting credentials: personal access tokens, short-lived tokens and workspace API keys. A token is its
+ * documented prefix plus 32 random bytes (256 bits) in base64url; only its SHA-256 is stored.
+ */
+import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effect"
+import { Crypto } from "../shared/Crypto.js"
+import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
+import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
+import { Title } from "../shared/Text.js"
+import { now, Timestamp } from "../shared/Time.js"
+import { atLeast, personalAccessTokensFrom } from "../workspaces/Plans.js"
+import { Workspaces } from "../workspaces/Workspaces.js"
+import { Credential, type CredentialKind, grantsOf, isWorkspaceScope, type Principal, Scope, Scopes, tokenPrefix, type User } from "./Identity.js"
+import { CredentialStore } from "./IdentityStore.js"
+import { Users } from "./Users.js"
+
+export const ExpiryDays = Schema.Literal(30, 60, 90, 180, 365)
+export const ExpiryHours = Schema.Literal(1, 2, 4, 6)
+
+const TokenScopes = Schema.Array(Scope).pipe(
+  Schema.minItems(1, { message: () => "must name at least one scope" })
+)
+
+/** The operator's request: either kind, with the same rules as the user-facing paths. */
+export class IssueToken extends Schema.Class<IssueToken>("IssueToken")({
+  kind: Schema.Literal("personal_access_token", "short_lived"),
+  scopes: TokenScopes,
+  name: Schema.optional(Title(200)),
+  expiry_days: Schema.optional(ExpiryDays),
+  expiry_hours: Schema.optional(ExpiryHours)
+}) {}
+
+/** The user's request on POST /v1/user/tokens: a personal access token. */
+export class IssuePersonalAccessToken extends Schema.Class<IssuePersonalAccessToken>("IssuePersonalAccessToken")({
+  name: Title(200),
+  scopes: TokenScopes,
+  expiry_days: ExpiryDays
+}) {}
+
+/** A freshly minted token: the only time the plaintext is shown. */
+export class IssuedToken extends Schema.Class<IssuedToken>("IssuedToken")({
+  id: CredentialId,
+  name: Schema.NullOr(Schema.String),
+  kind: Schema.Literal("personal_access_token", "short_lived", "api_key", "access_token", "refresh_token"),
+  token: Schema.String,
+  scopes: Schema.Array(Scope),
+  expires_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
+/** A token as listed: never the token itself. */
+export class TokenRecord extends Schema.Class<TokenRecord>("TokenRecord")({
+  id: CredentialId,
+  name: Schema.NullOr(Schema.String),
+  kind: Schema.String,
+  scopes: Schema.Array(Scope),
+  expires_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
+export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({
+  name: Title(200)
+}) {}
+
+export class IssuedApiKey extends Schema.Class<IssuedApiKey>("IssuedApiKey")({
+  id: CredentialId,
+  name: Schema.String,
+  key: Schema.String,
+  created_at: Timestamp
+}) {}
+
+const make = Effect.gen(function*() {
+  const store = yield* CredentialStore
+  const users = yield* Users
+  const workspaces = yield* Workspaces
+  const crypto = yield* Crypto
+
+  /** A new plaintext token of `kind` and the hash that is stored for it. */
+  const mint = Effect.fn("Tokens.mint")(function*(kind: CredentialKind) {
+    const token = tokenPrefix[kind] + Encoding.encodeBase64Url(yield* crypto.randomBytes(32))
+    return { token, hash: yield* crypto.sha256(token) }
+  })
+
+  const checkScopes = (user: User, kind: "personal_access_token" | "short_lived", scopes: ReadonlyArray<Scope>) => {
+    const granted = grantsOf(user.role)
+    const missing = scopes.filter((scope) => !granted.includes(scope))
+    if (missing.length > 0) {
+      return Effect.fail(ValidationError.of("scopes", `${missing.join(", ")} not granted to the role ${user.role}`))
+    }
+    if (kind === "short_lived" && scopes.some(isWorkspaceScope)) {
+      return Effect.fail(ValidationError.of("scopes", "a short-lived token cannot carry workspace scopes"))
+    }
+    return Effect.void
+  }
+
+  const lifetime = (input: IssueToken) => {
+    if (input.kind === "personal_access_token") {
+      if (input.expiry_hours !== undefined) {
+        return Effect.fail(ValidationError.of("expiry_hours", "only short-lived tokens take expiry_hours; use expiry_days"))
+      }
+      return input.expiry_days === undefined
+        ? Effect.fail(ValidationError.of("expiry_days", "is required for a personal access token (30, 60, 90, 180 or 365)"))
+        : Effect.succeed({ days: input.expiry_days })
+    }
+    if (input.expiry_days !== undefined) {
+      return Effect.fail(ValidationError.of("expiry_days", "only personal access tokens take expiry_days; use expiry_hours"))
+    }
+    return input.expiry_hours === undefined
+      ? Effect.fail(ValidationError.of("expiry_hours", "is required for a short-lived token (1, 2, 4 or 6)"))
+      : Effect.succeed({ hours: input.expiry_hours })
+  }
+
+  /** Issues a personal access token or a short-lived token to the user. */
+  const issue = Effect.fn("Tokens.issue")(function*(userId: UserId, input: IssueToken) {
+    const user = yield* users.get(userId)
+    const workspace = yield* workspaces.get(user.workspace_id)
+    const duration = yield* lifetime(input)
+    if (input.kind === "personal_access_token" && !atLeast(workspace.plan, personalAccessTokensFrom)) {
+      return yield* Effect.fail(
+        new PlanRequired({
+          feature: "personal_access_tokens",
+          current_plan: workspace.plan,
+          required_plan: personalAccessTokensFrom,
+          message: `personal access tokens need the ${personalAccessTokensFrom} plan or higher`
+        })
+      )
+    }
+    yield* checkScopes(user, input.kind, input.scopes)
+    const at = yield* now
+    const { hash, token } = yield* mint(input.kind)
+    const scopes = Scopes.filter((scope) => input.scopes.includes(scope))
+    const credential = new Credential({
+      id: CredentialId.make(yield* crypto.randomUUID),
+      workspace_id: user.workspace_id,
+      user_id: user.id,
+      kind: input.kind,
+      name: input.name ?? null,
+      scopes,
+      token_hash: hash,
+      client_id: null,
+      expires_at: DateTime.addDuration(at, "days" in duration ? `${duration.days} days` : `${duration.hours} hours`),
+      revoked_at: null,
+      created_at: at
+    })
+    yield* store.insert(credential).pipe(Effect.orDie)
+    return new IssuedToken({ ...credential, token })
+  })
+
+  /** POST /v1/user/tokens: the caller issues a personal access token to themself, within their own scopes. */
+  const issueForCaller = Effect.fn("Tokens.issueForCaller")(function*(principal: Principal, input: IssuePersonalAccessToken) {
+    if (principal.user_id === null) {
+      return yield* Effect.fail(NotFound.of("user", principal.credential_id))
+    }
+    const beyond = input.scopes.filter((scope) => !principal.scopes.includes(scope))
+    if (beyond.length > 0) {
+      return yield* Effect.fail(ValidationError.of("scopes", `${beyond.join(", ")} not held by this credential`))
+    }
+    return yield* issue(principal.user_id, new IssueToken({ kind: "personal_access_token", ...input }))
+  })
+
+  const issueApiKey = Effect.fn("Tokens.issueApiKey")(function*(workspaceId: WorkspaceId, input: CreateApiKey) {
+    yield* workspaces.get(workspaceId)
+    const at = yield* now
+    const { hash, token } = yield* mint("api_key")
+    const credential = new Credential({
+      id: CredentialId.make(yield* crypto.randomUUID),
+      workspace_id: workspaceId,
+      user_id: null,
+      kind: "api_key",
+      name: input.name,
+      scopes: [...Scopes],
+      token_hash: hash,
+      client_id: null,
+      expires_at: null,
+      revoked_at: null,
+      created_at: at
+    })
+    yield* store.insert(credential).pipe(Effect.orDie)
+    return new IssuedApiKey({ id: credential.id, name: input.name, key: token, created_at: at })
+  })
+
+  /** The caller's live personal access tokens, newest first. */
+  const listForCaller = Effect.fn("Tokens.listForCaller")(function*(principal: Principal) {
+    if (principal.user_id === null) return []
+    const at = yield* now
+    const all = yield* store.listByUser(principal.user_id)
+    return all
+      .filter((c) =>
+        c.kind === "personal_access_token" && c.revoked_at === null &&
+        (c.expires_at === null || DateTime.greaterThan(c.expires_at, at))
+      )
+      .map((c) => new TokenRecord(c))
+  })
+
+  /**
+   * Revokes one of the caller's personal access tokens by id: every client using it gets 401 from then on.
+   * Another user's token is 403; an unknown or already revoked one is 404.
+   */
+  const revokeForCaller = Effect.fn("Tokens.revokeForCaller")(function*(principal: Principal, id: CredentialId) {
+    const found = yield* store.get(principal.workspace_id, id)
+    if (Option.isNone(found) || found.value.revoked_at !== null || found.value.kind === "api_key") {
+      return yield* Effect.fail(NotFound.of("token", id))
+    }
+    if (found.value.user_id !== principal.user_id) {
+      return yield* Effect.fail(new InsufficientScope({ required: "owner", message: "only the token's owner can delete it" }))
+    }
+    yield* store.revoke(id, yield* now)
+  })
+
+  return { issue, issueForCaller, issueApiKey, listForCaller, revokeForCaller } as const
+})
+
+export class Tokens extends Context.Tag("@convene/core/Tokens")<Tokens, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Tokens, never, CredentialStore | Users | Workspaces | Crypto> = Layer.effect(
+    Tokens,
+    make
+  )
+}

@@ -1,0 +1,103 @@
+/** Users of a workspace: provisioning (operator API) and the caller's own identity. */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Crypto, PasswordHasher } from "../shared/Crypto.js"
+import { Conflict, NotFound } from "../shared/Errors.js"
+import { UserId, WorkspaceId } from "../shared/Ids.js"
+import { Email, normalizeEmail, Title } from "../shared/Text.js"
+import { now } from "../shared/Time.js"
+import { Workspaces } from "../workspaces/Workspaces.js"
+import { type Principal, Role, User } from "./Identity.js"
+import { UserStore } from "./IdentityStore.js"
+
+export class CreateUser extends Schema.Class<CreateUser>("CreateUser")({
+  email: Email,
+  name: Title(200),
+  role: Role,
+  password: Schema.optional(
+    Schema.String.pipe(
+      Schema.minLength(8, { message: () => "must be at least 8 characters" }),
+      Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })
+    )
+  )
+}) {}
+
+/** A user as the API shows it (no password hash). */
+export class UserView extends Schema.Class<UserView>("UserView")({
+  id: UserId,
+  workspace_id: WorkspaceId,
+  email: Schema.String,
+  name: Schema.String,
+  role: Role
+}) {
+  static readonly of = (user: User) =>
+    new UserView({ id: user.id, workspace_id: user.workspace_id, email: user.email, name: user.name, role: user.role })
+}
+
+const make = Effect.gen(function*() {
+  const store = yield* UserStore
+  const workspaces = yield* Workspaces
+  const crypto = yield* Crypto
+  const hasher = yield* PasswordHasher
+
+  const create = Effect.fn("Users.create")(function*(workspaceId: WorkspaceId, input: CreateUser) {
+    yield* workspaces.get(workspaceId)
+    const at = yield* now
+    const user = new User({
+      id: UserId.make(yield* crypto.randomUUID),
+      workspace_id: workspaceId,
+      email: normalizeEmail(input.email),
+      name: input.name,
+      role: input.role,
+      password_hash: input.password === undefined ? null : yield* hasher.hash(input.password),
+      created_at: at,
+      updated_at: at
+    })
+    yield* store.insert(user).pipe(
+      Effect.catchTag("DuplicateKey", () =>
+        Effect.fail(new Conflict({ message: `a user with the e-mail ${user.email} already exists` })))
+    )
+    return user
+  })
+
+  const get = Effect.fn("Users.get")(function*(id: UserId) {
+    return yield* store.get(id).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("user", id)), onSome: Effect.succeed }))
+    )
+  })
+
+  /** The identity behind the principal. Workspace API keys have none: they act as the workspace. */
+  const me = Effect.fn("Users.me")(function*(principal: Principal) {
+    if (principal.user_id === null) {
+      return yield* Effect.fail(
+        new NotFound({
+          resource: "user",
+          id: principal.credential_id,
+          message: "a workspace API key acts as the workspace and has no user identity; see GET /v1/auth/introspect"
+        })
+      )
+    }
+    return UserView.of(yield* get(principal.user_id))
+  })
+
+  /** Checks a password; answers the user, or none for an unknown e-mail or a wrong password alike. */
+  const verifyPassword = Effect.fn("Users.verifyPassword")(function*(email: string, password: string) {
+    const user = yield* store.findByEmail(normalizeEmail(email))
+    if (Option.isNone(user) || user.value.password_hash === null) {
+      // Spend the same work on unknown users so that timing does not tell which e-mails exist.
+      yield* hasher.verify(password, dummyHash)
+      return Option.none<User>()
+    }
+    return (yield* hasher.verify(password, user.value.password_hash)) ? user : Option.none<User>()
+  })
+
+  return { create, get, me, verifyPassword } as const
+})
+
+const dummyHash = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+
+export class Users extends Context.Tag("@convene/core/Users")<Users, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Users, never, UserStore | Workspaces | Crypto | PasswordHasher> = Layer.effect(
+    Users,
+    make
+  )
+}
