@@ -1,1 +1,4 @@
-export {}
+export { Api } from "./api/Api.js"
+export * from "./api/Security.js"
+export * from "./Config.js"
+export * from "./Server.js"

@@ -1,0 +1,73 @@
+/**
+ * The composition root: the HTTP contract served by its handlers over the core services, on a chosen store
+ * adapter, on Node's HTTP server.
+ */
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Convene, Idempotency, type StorePorts } from "@convene/core"
+import { NodeCrypto } from "@convene/node"
+import * as StoreMemory from "@convene/store-memory"
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { createServer } from "node:http"
+import { Api } from "./api/Api.js"
+import type { HostConfig, StoreChoice } from "./Config.js"
+import { ApiMiddlewareLive, hostMiddleware } from "./http/Host.js"
+import { IdentityLive } from "./http/Identity.js"
+import { ActionItemsLive, AgendaItemsLive } from "./http/Items.js"
+import { MeetingsLive } from "./http/Meetings.js"
+import { HealthLive, OperatorLive } from "./http/Operator.js"
+import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
+
+/** The store adapter for a choice. */
+export const storeLayer = (choice: StoreChoice): Layer.Layer<StorePorts> => {
+  switch (choice._tag) {
+    case "memory":
+      return StoreMemory.layer
+    default:
+      return StoreMemory.layer
+  }
+}
+
+/** Deletes idempotency records past their window every ten minutes. */
+const IdempotencySweeper = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const idempotency = yield* Idempotency
+    yield* idempotency.purgeExpired().pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("idempotency sweep failed", cause)),
+      Effect.repeat(Schedule.spaced(Duration.minutes(10))),
+      Effect.forkScoped
+    )
+  })
+)
+
+/** The API (contract + handlers + security), needing the core services. */
+export const ApiLive = (config: HostConfig) =>
+  HttpApiBuilder.api(Api).pipe(
+    Layer.provide([MeetingsLive, AgendaItemsLive, ActionItemsLive, IdentityLive, OperatorLive, HealthLive]),
+    Layer.provide([AuthenticateLive, OperatorAuthLive(config)])
+  )
+
+/** The HTTP server serving the API, its OpenAPI document and docs; needs the core services and the Crypto port. */
+export const HttpLive = (config: HostConfig) =>
+  HttpApiBuilder.serve((app) => {
+    const served = hostMiddleware(app)
+    return config.accessLog ? HttpMiddleware.logger(served) : served
+  }).pipe(
+    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
+    Layer.provide(ApiMiddlewareLive),
+    Layer.provide(ApiLive(config)),
+    Layer.provide(IdempotencySweeper),
+    HttpServer.withLogAddress,
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )
+
+/** Everything on a given store layer: the server (its HttpServer service tells the bound address). */
+export const ConveneWith = <E, R>(config: HostConfig, store: Layer.Layer<StorePorts, E, R>) =>
+  HttpLive(config).pipe(
+    Layer.provide(Convene.layer),
+    Layer.provide(Layer.merge(store, NodeCrypto.layer))
+  )
+
+/** Everything: the server on the store the configuration chooses. */
+export const ConveneLive = (config: HostConfig, store: StoreChoice) => ConveneWith(config, storeLayer(store))

@@ -1,0 +1,179 @@
+/**
+ * The wire form of every domain error: the documented envelope `{error, code, request_id, message}`
+ * (`message` is the deprecated mirror of `error`), each attached to its status here at the contract.
+ * Handlers fail with the core's domain errors; these schemas encode them, reading the request id of the
+ * request being served, and add the headers a status calls for (WWW-Authenticate, Retry-After).
+ */
+import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
+import {
+  Conflict,
+  IdempotencyConflict,
+  IdempotencyKeyInvalid,
+  IdempotencyKeyReuse,
+  InsufficientScope,
+  NotFound,
+  PlanRequired,
+  Unauthenticated,
+  ValidationError
+} from "@convene/core"
+import { Effect, FiberRef, ParseResult, Schema } from "effect"
+import { CurrentRequestId } from "./RequestId.js"
+
+/** The envelope of a status, with the codes it can carry. */
+export const Envelope = <const Codes extends ReadonlyArray<string>>(identifier: string, codes: Codes, description: string) =>
+  Schema.Struct({
+    error: Schema.String.annotations({ description: "human-readable description of the failure" }),
+    code: Schema.Literal(...codes).annotations({ description: "stable identifier: branch on this and the status" }),
+    request_id: Schema.String.annotations({ description: "the id also sent as the X-Request-Id header" }),
+    message: Schema.String.annotations({ description: "deprecated mirror of `error`, removed in 2.0" })
+  }).annotations({ identifier, description })
+
+export type EnvelopeBody = {
+  readonly error: string
+  readonly code: string
+  readonly request_id: string
+  readonly message: string
+}
+
+export const envelope = (code: string, text: string, requestId: string): EnvelopeBody => ({
+  error: text,
+  code,
+  request_id: requestId,
+  message: text
+})
+
+const header = (name: string, value: string) =>
+  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, name, value)))
+
+/**
+ * A wire schema for the domain error class `Domain`: encodes an instance into the envelope (with extra
+ * fields and headers where the status needs them) and decodes an envelope back into an instance (for
+ * HttpApiClient users).
+ */
+const wire = <Self extends { readonly message: string }, Body extends Schema.Schema<any, any, never>>(
+  domain: Schema.Schema<Self, any, never>,
+  body: Body,
+  status: number,
+  toBody: (error: Self, requestId: string) => Effect.Effect<EnvelopeBody>,
+  fromBody: (body: Schema.Schema.Type<Body>) => Self
+) =>
+  Schema.transformOrFail(body, Schema.typeSchema(domain), {
+    strict: true,
+    decode: (b) => ParseResult.succeed(fromBody(b)),
+    encode: (error) =>
+      Effect.flatMap(FiberRef.get(CurrentRequestId), (id) => toBody(error, id) as Effect.Effect<Schema.Schema.Type<Body>>)
+  }).annotations(HttpApiSchema.annotations({ status }))
+
+const plain = <Self extends { readonly message: string }>(code: (error: Self) => string) =>
+  (error: Self, requestId: string) => Effect.succeed(envelope(code(error), error.message, requestId))
+
+export const ValidationFailed = wire(
+  ValidationError,
+  Envelope("ValidationFailed", ["validation_error", "bad_request"], "the request is malformed or a field is invalid; `error` names the field"),
+  400,
+  plain(() => "validation_error"),
+  (b) => new ValidationError({ field: "", message: b.error })
+)
+
+export const InvalidIdempotencyKey = wire(
+  IdempotencyKeyInvalid,
+  Envelope("IdempotencyKeyInvalid", ["idempotency_key_invalid"], "the Idempotency-Key is empty, white space, longer than 255 characters or not printable ASCII"),
+  400,
+  plain(() => "idempotency_key_invalid"),
+  (b) => new IdempotencyKeyInvalid({ message: b.error })
+)
+
+export const Unauthorized = wire(
+  Unauthenticated,
+  Envelope("Unauthorized", ["unauthorized", "invalid_token"], "no valid credential: `unauthorized` when none was sent, `invalid_token` when it is malformed, unknown, expired or revoked"),
+  401,
+  (error, requestId) => {
+    const code = error.reason === "missing" ? "unauthorized" : "invalid_token"
+    return Effect.as(
+      header("www-authenticate", code === "unauthorized" ? "Bearer" : `Bearer error="invalid_token"`),
+      envelope(code, error.message, requestId)
+    )
+  },
+  (b) => new Unauthenticated({ reason: b.code === "unauthorized" ? "missing" : "unknown", message: b.error })
+)
+
+export const PlanGate = wire(
+  PlanRequired,
+  Schema.Struct({
+    ...Envelope("", ["plan_required"], "").fields,
+    feature: Schema.String,
+    current_plan: Schema.String,
+    required_plan: Schema.String
+  }).annotations({ identifier: "PlanRequired", description: "the workspace's plan does not include this, or its allowance is used up" }),
+  402,
+  (error, requestId) =>
+    Effect.succeed({
+      ...envelope("plan_required", error.message, requestId),
+      feature: error.feature,
+      current_plan: error.current_plan,
+      required_plan: error.required_plan
+    }),
+  (b) => new PlanRequired({ feature: b.feature, current_plan: b.current_plan, required_plan: b.required_plan, message: b.error })
+)
+
+export const Forbidden = wire(
+  InsufficientScope,
+  Envelope("Forbidden", ["insufficient_scope"], "the credential lacks the scope or the role this needs"),
+  403,
+  (error, requestId) =>
+    Effect.as(
+      header("www-authenticate", `Bearer error="insufficient_scope", scope="${error.required}"`),
+      envelope("insufficient_scope", error.message, requestId)
+    ),
+  (b) => new InsufficientScope({ required: "", message: b.error })
+)
+
+export const Missing = wire(
+  NotFound,
+  Envelope("NotFound", ["not_found"], "missing, or not visible to this credential"),
+  404,
+  plain(() => "not_found"),
+  (b) => new NotFound({ resource: "", id: "", message: b.error })
+)
+
+export const StateConflict = wire(
+  Conflict,
+  Envelope("Conflict", ["conflict"], "the request does not fit the resource's current state"),
+  409,
+  plain(() => "conflict"),
+  (b) => new Conflict({ message: b.error })
+)
+
+export const InFlight = wire(
+  IdempotencyConflict,
+  Envelope("IdempotencyConflict", ["idempotency_conflict"], "a request with this Idempotency-Key is still in flight; retry after Retry-After seconds"),
+  409,
+  (error, requestId) =>
+    Effect.as(header("retry-after", String(error.retry_after_seconds)), envelope("idempotency_conflict", error.message, requestId)),
+  (b) => new IdempotencyConflict({ retry_after_seconds: 1, message: b.error })
+)
+
+export const KeyReuse = wire(
+  IdempotencyKeyReuse,
+  Envelope("IdempotencyKeyReuse", ["idempotency_key_reuse"], "this Idempotency-Key was used with another body or route"),
+  422,
+  plain(() => "idempotency_key_reuse"),
+  (b) => new IdempotencyKeyReuse({ message: b.error })
+)
+
+/** Bodies the global middleware writes itself (no domain error behind them). */
+export const MethodNotAllowedBody = Envelope("MethodNotAllowed", ["method_not_allowed"], "the path exists but not for this method; see the Allow header")
+export const InternalErrorBody = Envelope("InternalError", ["internal_server_error"], "an unexpected failure; retry with backoff")
+
+/** The body is not valid JSON (or not readable). */
+export class MalformedBody extends Schema.TaggedError<MalformedBody>()("MalformedBody", {
+  message: Schema.String
+}) {}
+
+export const BadRequest = wire(
+  MalformedBody,
+  Envelope("BadRequest", ["bad_request"], "the request could not be read, e.g. its body is not valid JSON"),
+  400,
+  plain(() => "bad_request"),
+  (b) => new MalformedBody({ message: b.error })
+)

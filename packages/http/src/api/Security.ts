@@ -1,0 +1,28 @@
+/** The two credentials the host accepts: first-party bearer tokens on /v1, and the operator token on /operator. */
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import type { Principal } from "@convene/core"
+import { Context, Schema } from "effect"
+import { Missing, Unauthorized } from "./Errors.js"
+
+/** The principal the request's bearer token authenticates as. */
+export class CurrentPrincipal extends Context.Tag("@convene/http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+/** `Authorization: Bearer <token>` with a first-party token (svc_at_, svc_pat_, svc_slt_ or svc_wk_). */
+export class Authenticate extends HttpApiMiddleware.Tag<Authenticate>()("Authenticate", {
+  failure: Unauthorized,
+  provides: CurrentPrincipal,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "A first-party token: OAuth access token, personal access token, short-lived token or workspace API key"
+      )
+    )
+  }
+}) {}
+
+/** `Authorization: Bearer $CONVENE_OPERATOR_TOKEN`. With no operator token configured every operator path is 404. */
+export class OperatorAuth extends HttpApiMiddleware.Tag<OperatorAuth>()("OperatorAuth", {
+  failure: Schema.Union(Unauthorized, Missing),
+  security: { operator: HttpApiSecurity.bearer }
+}) {}

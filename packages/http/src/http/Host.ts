@@ -1,0 +1,110 @@
+/**
+ * What every response goes through: a request id (X-Request-Id, and `request_id` in error bodies), the
+ * documented envelope for failures that no handler produced (decode failures, malformed JSON, unknown routes,
+ * wrong methods, defects), and never an internal detail in a 500.
+ */
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { ValidationError } from "@convene/core"
+import { Cause, Chunk, Effect, FiberRef, Option } from "effect"
+import * as NodeCrypto from "node:crypto"
+import { Api } from "../api/Api.js"
+import { envelope, MalformedBody } from "../api/Errors.js"
+import { CurrentRequestId } from "../api/RequestId.js"
+
+const describeIssues = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
+  const issue = error.issues[0]
+  if (issue === undefined) return new ValidationError({ field: "request", message: error.message })
+  const field = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ""
+  return new ValidationError({ field, message: `${field}: ${issue.message}${more}` })
+}
+
+type Route = { readonly method: string; readonly pattern: RegExp }
+
+const compile = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
+
+/** Every (method, path) the API serves, for telling 404 from 405. */
+const routes: ReadonlyArray<Route> = (() => {
+  const out: Array<Route> = [
+    { method: "GET", pattern: compile("/v1/openapi.json") },
+    { method: "GET", pattern: compile("/docs") }
+  ]
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      out.push({ method: endpoint.method, pattern: compile(endpoint.path) })
+    }
+  })
+  return out
+})()
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers })
+
+const isRequestError = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RequestError"
+const isRouteNotFound = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
+
+const notFoundOrNotAllowed = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const path = request.url.split("?")[0]!
+  const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  return allowed.length > 0
+    ? json(405, envelope("method_not_allowed", `${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`, requestId), {
+      allow: allowed.join(", ")
+    })
+    : json(404, envelope("not_found", `no route for ${request.method} ${path}`, requestId))
+}
+
+/**
+ * Inside the API, around the router (so the answers still pass through the server's response handling):
+ * a failed decode of path, query, headers or body becomes the core's ValidationError and an unreadable body
+ * MalformedBody (both then encode to the envelope like any domain error); an unknown route is 404, a known
+ * path with another method 405; any other defect is logged and answered 500 without internals.
+ */
+export const ApiMiddlewareLive = HttpApiBuilder.middleware(Api, (app) =>
+  (app as HttpApp.Default<unknown>).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.gen(function*() {
+        if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+        const failures = Cause.failures(cause)
+        const decode = Chunk.findFirst(
+          failures,
+          (error): error is HttpApiError.HttpApiDecodeError => error instanceof HttpApiError.HttpApiDecodeError
+        )
+        if (Option.isSome(decode)) return yield* Effect.fail(describeIssues(decode.value))
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        if (Chunk.some(failures, isRouteNotFound)) {
+          return notFoundOrNotAllowed(yield* HttpServerRequest.HttpServerRequest, requestId)
+        }
+        if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
+        if (Chunk.some(Cause.defects(cause), isRequestError)) {
+          return yield* Effect.fail(new MalformedBody({ message: "the request body could not be read as JSON" }))
+        }
+        yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
+        return json(500, envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId))
+      })
+    )
+    // The builder types the app as failing with the API's errors only; decode errors are among them at run time.
+  ) as HttpApp.Default<ValidationError | MalformedBody>)
+
+/**
+ * Outside the API: assigns the request id (read by the error encoders and the middleware above) and sends it
+ * back as X-Request-Id on every response.
+ */
+export const hostMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.gen(function*() {
+    const requestId = NodeCrypto.randomUUID()
+    yield* FiberRef.set(CurrentRequestId, requestId)
+    yield* HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+    )
+    return yield* app
+  })

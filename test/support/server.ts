@@ -1,0 +1,99 @@
+/**
+ * Starts the real Convene HTTP server in this process on a free port (a real socket), on a given store
+ * layer, for end-to-end tests driven with fetch. Also provisions workspaces, users and tokens through the
+ * real operator API.
+ */
+import { HttpServer } from "@effect/platform"
+import type { StorePorts } from "@convene/core"
+import { ConveneWith, type HostConfig } from "@convene/http"
+import * as StoreMemory from "@convene/store-memory"
+import { type Layer, ManagedRuntime, Option, Redacted } from "effect"
+
+export const OPERATOR_TOKEN = "test-operator-token-0123456789"
+
+export interface RunningServer {
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+export const startServer = async (options: {
+  readonly store?: Layer.Layer<StorePorts, unknown>
+  readonly operatorToken?: string | null
+} = {}): Promise<RunningServer> => {
+  const config: HostConfig = {
+    port: 0,
+    host: "127.0.0.1",
+    baseUrl: "http://127.0.0.1",
+    operatorToken: options.operatorToken === null
+      ? Option.none()
+      : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
+    accessLog: false
+  }
+  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? StoreMemory.layer))
+  const server = await runtime.runPromise(HttpServer.HttpServer)
+  const address = server.address
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+}
+
+/** A small fetch client for tests: JSON in, `{status, headers, body}` out (body parsed when JSON). */
+export const client = (baseUrl: string, token?: string) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers
+      },
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+    })
+    const text = await response.text()
+    let parsed: any = text
+    if ((response.headers.get("content-type") ?? "").includes("application/json") && text.length > 0) parsed = JSON.parse(text)
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+  return {
+    get: (path: string, headers?: Record<string, string>) => call("GET", path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => call("POST", path, body, headers),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => call("PATCH", path, body, headers),
+    put: (path: string, body?: unknown, headers?: Record<string, string>) => call("PUT", path, body, headers),
+    delete: (path: string, headers?: Record<string, string>) => call("DELETE", path, undefined, headers),
+    call
+  }
+}
+
+export type Client = ReturnType<typeof client>
+
+/** Provisions a workspace with one user of the given role and a token for them, through the operator API. */
+export const provision = async (baseUrl: string, options: {
+  readonly plan?: "FREE" | "PRO" | "ELITE" | "ENTERPRISE"
+  readonly role?: "OWNER" | "ADMIN" | "MEMBER"
+  readonly scopes?: ReadonlyArray<string>
+  readonly workspaceId?: string
+} = {}) => {
+  const operator = client(baseUrl, OPERATOR_TOKEN)
+  const workspaceId = options.workspaceId ??
+    (await operator.post("/operator/v1/workspaces", { name: "Test workspace", plan: options.plan ?? "PRO" })).body.id
+  const role = options.role ?? "MEMBER"
+  const user = await operator.post(`/operator/v1/workspaces/${workspaceId}/users`, {
+    email: `user-${crypto.randomUUID()}@example.com`,
+    name: "Test User",
+    role,
+    password: "correct horse battery"
+  })
+  if (user.status !== 201) throw new Error(`user creation failed: ${user.text}`)
+  const scopes = options.scopes ??
+    (role === "MEMBER"
+      ? ["meetings:read", "meetings:write", "action-items:read", "action-items:write", "calendar:read"]
+      : ["meetings:read", "meetings:write", "action-items:read", "action-items:write", "calendar:read", "workspace:read", "workspace:write"])
+  // Paid plans get a personal access token (which may carry workspace scopes); FREE a short-lived token.
+  const token = await operator.post(
+    `/operator/v1/users/${user.body.id}/tokens`,
+    (options.plan ?? "PRO") === "FREE"
+      ? { kind: "short_lived", scopes: scopes.filter((s) => !s.startsWith("workspace:")), expiry_hours: 6 }
+      : { kind: "personal_access_token", scopes, expiry_days: 30 }
+  )
+  if (token.status !== 201) throw new Error(`token issue failed: ${token.text}`)
+  return { workspaceId, userId: user.body.id as string, token: token.body.token as string, api: client(baseUrl, token.body.token) }
+}
