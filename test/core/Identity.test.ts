@@ -1,5 +1,5 @@
 import { Authentication, CredentialStore, IssueToken, Tokens, Users } from "@convene/core"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
 import { createHash } from "node:crypto"
 import { CoreLive, principalFor } from "./fixtures.js"

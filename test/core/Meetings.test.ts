@@ -103,5 +103,4 @@ describe("Pagination", () => {
       expect(list.items).toEqual(all.slice(page.offset, page.offset + page.limit))
     }
   )
-
 })
