@@ -4,6 +4,7 @@ import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
 import { BadRequest, ValidationFailed } from "./Errors.js"
 import { IdentityApi } from "./Identity.js"
+import * as OpenApiDoc from "./OpenApiDoc.js"
 import { MeetingsApi } from "./Meetings.js"
 import { HealthApi, OperatorApi } from "./Operator.js"
 
@@ -18,4 +19,6 @@ export class Api extends HttpApi.make("convene")
   .addError(BadRequest)
   .annotate(OpenApi.Title, "Convene: Meeting Workspace API")
   .annotate(OpenApi.Version, "1.1.0")
+  .annotate(OpenApi.Description, OpenApiDoc.description)
+  .annotate(OpenApi.Transform, OpenApiDoc.transform)
 {}

@@ -22,8 +22,10 @@ import { CurrentRequestId } from "../api/RequestId.js"
 const describeIssues = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
   const issue = error.issues[0]
   if (issue === undefined) return new ValidationError({ field: "request", message: error.message })
-  const field = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ""
+  const fieldOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
+  const field = fieldOf(issue.path)
+  const others = new Set(error.issues.map((i) => fieldOf(i.path)).filter((f) => f !== field))
+  const more = others.size > 0 ? ` (also invalid: ${[...others].join(", ")})` : ""
   return new ValidationError({ field, message: `${field}: ${issue.message}${more}` })
 }
 

@@ -1,0 +1,74 @@
+/**
+ * Finishing touches on the generated OpenAPI document: the API-wide rules that no single endpoint states,
+ * and the removal of the platform's own decode-error shape (decode failures answer our envelope instead).
+ */
+import type { OpenApi } from "@effect/platform"
+
+export const description = `
+Convene implements the Meeting Workspace API (first-party /v1) for teams that host it themselves.
+
+**Authentication.** Every /v1 path takes \`Authorization: Bearer <token>\`: an OAuth access token (svc_at_v1_),
+a personal access token (svc_pat_v1_), a short-lived token (svc_slt_v1_) or a workspace API key (svc_wk_v1_).
+401 \`unauthorized\` when no token is sent, 401 \`invalid_token\` when it is malformed, unknown, expired or revoked,
+403 \`insufficient_scope\` when it lacks the endpoint's scope or role. Tokens are stored only as SHA-256 hashes.
+
+**Visibility.** Every resource belongs to the credential's workspace; another workspace's resource answers 404.
+Workspace API keys and OWNER/ADMIN users see every meeting of the workspace; MEMBERs see the meetings they take
+part in (404 otherwise) and change them as the meeting's OWNER or an EDITOR (a VIEWER gets 403). Action items
+follow the visibility of their meeting; talking points are private to whoever wrote them.
+
+**Errors.** Every failure answers \`{error, code, request_id, message}\` (\`message\` is a deprecated mirror of
+\`error\`); the request id is also the \`X-Request-Id\` header of every response. Decode and validation failures
+are 400 \`validation_error\` naming the field, a body that is not JSON is 400 \`bad_request\`, an unknown path
+404 \`not_found\`, a known path with another method 405 \`method_not_allowed\` with an Allow header, and an
+unexpected failure 500 \`internal_server_error\` without internals. The 402 plan gate adds
+\`feature, current_plan, required_plan\` (code \`plan_required\`).
+
+**Pagination.** Lists answer \`{items, total, limit, offset}\`. \`limit\` defaults to 20; above 100 it becomes 100;
+missing or non-positive it becomes 20. \`offset\` defaults to 0 (negative reads as 0); past the end the page is empty.
+A non-integer limit or offset is 400.
+
+**Idempotency.** POST /v1/meetings, /v1/action-items, /v1/agenda-items and /v1/meetings/{id}/participants take an
+optional \`Idempotency-Key\` (1 to 255 printable ASCII characters, else 400 \`idempotency_key_invalid\`). Keys are
+scoped to the credential. The first 2xx answer is stored in the same transaction as the resource and replayed
+byte for byte, with \`Idempotent-Replayed: true\`, to an identical repeat (same method, path and JSON body, key
+order and white space aside) for 24 hours. The same key with another body or path is 422
+\`idempotency_key_reuse\`; a repeat while the first is in flight is 409 \`idempotency_conflict\` with Retry-After;
+a request that failed releases its key; a claim left by a crashed request frees after 5 minutes.
+
+**Time.** Timestamps are RFC 3339 in UTC with a Z offset; request timestamps without an offset are read as UTC.
+Dates are YYYY-MM-DD.
+`.trim()
+
+const dropped = new Set(["HttpApiDecodeError", "Issue", "PropertyKey"])
+
+const stripDecodeError = (node: unknown): unknown => {
+  if (Array.isArray(node)) {
+    return node
+      .filter((item) => !(item && typeof item === "object" && "$ref" in item && String(item.$ref).endsWith("/HttpApiDecodeError")))
+      .map(stripDecodeError)
+  }
+  if (node && typeof node === "object") {
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) out[key] = stripDecodeError(value)
+    const anyOf = out.anyOf
+    if (Array.isArray(anyOf) && anyOf.length === 1) {
+      delete out.anyOf
+      Object.assign(out, anyOf[0])
+    }
+    return out
+  }
+  return node
+}
+
+export const transform = (spec: Record<string, any>): Record<string, any> => {
+  const out = stripDecodeError(spec) as OpenApi.OpenAPISpec & Record<string, any>
+  for (const name of dropped) delete out.components.schemas[name]
+  for (const path of Object.values(out.paths)) {
+    for (const operation of Object.values(path as Record<string, any>)) {
+      const bad = operation?.responses?.["400"]
+      if (bad) bad.description = "validation_error naming the field, bad_request for a body that is not JSON"
+    }
+  }
+  return out
+}
