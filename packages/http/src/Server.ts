@@ -7,6 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Convene, Idempotency, type StorePorts } from "@convene/core"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
+import * as StorePg from "@convene/store-pg"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { createServer } from "node:http"
 import { Api } from "./api/Api.js"
@@ -18,13 +19,15 @@ import { MeetingsLive } from "./http/Meetings.js"
 import { HealthLive, OperatorLive } from "./http/Operator.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
 
-/** The store adapter for a choice. */
-export const storeLayer = (choice: StoreChoice): Layer.Layer<StorePorts> => {
+/** The store adapter for a choice. A store that cannot start (unreachable server, locked data directory) fails the layer. */
+export const storeLayer = (choice: StoreChoice): Layer.Layer<StorePorts, unknown> => {
   switch (choice._tag) {
     case "memory":
       return StoreMemory.layer
-    default:
-      return StoreMemory.layer
+    case "server":
+      return StorePg.layerPg({ url: choice.url })
+    case "embedded":
+      return StorePg.layerPglite({ dataDir: choice.dataDir })
   }
 }
 
