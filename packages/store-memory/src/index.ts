@@ -1,1 +1,25 @@
-export {}
+/**
+ * The in-memory store adapter: every storage port over one immutable state value. Nothing persists; each
+ * build of `layer` starts empty. Storage only: the rules live in @convene/core.
+ */
+import type { StorePorts } from "@convene/core"
+import { Layer } from "effect"
+import * as ActionItemStore from "./ActionItemStore.js"
+import * as AgendaItemStore from "./AgendaItemStore.js"
+import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as IdentityStore from "./IdentityStore.js"
+import { Memory } from "./Memory.js"
+import * as MeetingStore from "./MeetingStore.js"
+import * as Transactor from "./Transactor.js"
+import * as WorkspaceStore from "./WorkspaceStore.js"
+
+export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
+  WorkspaceStore.layer,
+  IdentityStore.userLayer,
+  IdentityStore.credentialLayer,
+  MeetingStore.layer,
+  AgendaItemStore.layer,
+  ActionItemStore.layer,
+  IdempotencyStore.layer,
+  Transactor.layer
+).pipe(Layer.provide(Memory.layer))

@@ -1,0 +1,111 @@
+import {
+  ActionItem,
+  type AgendaItemFilter,
+  type AgendaItemId,
+  type AgendaItemRow,
+  AgendaItemStore,
+  compareSequence,
+  Pagination
+} from "@convene/core"
+import { BigDecimal, Effect, HashMap, Layer, Option } from "effect"
+import { getRow, mapRows, Memory, oldestFirst, putRow, removeRow, rowsOf, type State } from "./Memory.js"
+
+/**
+ * By the numeric value of sequence (as `compareSequence` orders them), then created_at, then id. Each
+ * sequence is parsed once per list rather than once per comparison.
+ */
+const inAgendaOrder = (rows: ReadonlyArray<AgendaItemRow>): ReadonlyArray<AgendaItemRow> =>
+  rows
+    .map((row) => ({ row, sequence: Option.getOrThrow(BigDecimal.fromString(row.sequence)) }))
+    .sort((a, b) => BigDecimal.Order(a.sequence, b.sequence) || oldestFirst(a.row, b.row))
+    .map(({ row }) => row)
+
+const matches = (state: State, filter: AgendaItemFilter) => (row: AgendaItemRow): boolean =>
+  (filter.meetingId === undefined || row.meeting_id === filter.meetingId) &&
+  (filter.visibleTo === undefined ||
+    getRow(state.meetings, row.workspace_id, row.meeting_id).pipe(
+      Option.exists((entry) => entry.participants.some((p) => p.user_id === filter.visibleTo))
+    ))
+
+export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
+  AgendaItemStore,
+  Effect.gen(function*() {
+    const memory = yield* Memory
+
+    return AgendaItemStore.of({
+      insert: Effect.fn("MemoryAgendaItemStore.insert")(function*(row) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          agendaItems: putRow(state.agendaItems, row.workspace_id, row.id, row)
+        }])
+      }),
+
+      update: Effect.fn("MemoryAgendaItemStore.update")(function*(row) {
+        yield* memory.modify((state) => [
+          undefined,
+          Option.isSome(getRow(state.agendaItems, row.workspace_id, row.id))
+            ? { ...state, agendaItems: putRow(state.agendaItems, row.workspace_id, row.id, row) }
+            : state
+        ])
+      }),
+
+      get: Effect.fn("MemoryAgendaItemStore.get")(function*(workspaceId, id) {
+        const state = yield* memory.read
+        return getRow(state.agendaItems, workspaceId, id)
+      }),
+
+      delete: Effect.fn("MemoryAgendaItemStore.delete")(function*(workspaceId, id) {
+        return yield* memory.modify((state) => {
+          if (Option.isNone(getRow(state.agendaItems, workspaceId, id))) return [false, state]
+          return [true, {
+            ...state,
+            agendaItems: removeRow(state.agendaItems, workspaceId, id),
+            talkingPoints: HashMap.remove(state.talkingPoints, id),
+            actionItems: mapRows(
+              state.actionItems,
+              workspaceId,
+              HashMap.map((item) => item.agenda_item_id === id ? new ActionItem({ ...item, agenda_item_id: null }) : item)
+            )
+          }]
+        })
+      }),
+
+      list: Effect.fn("MemoryAgendaItemStore.list")(function*(workspaceId, filter, page) {
+        const state = yield* memory.read
+        const rows = HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).filter(matches(state, filter))
+        return Pagination.sliceOf(inAgendaOrder(rows), page)
+      }),
+
+      lastSequence: Effect.fn("MemoryAgendaItemStore.lastSequence")(function*(workspaceId, meetingId) {
+        const state = yield* memory.read
+        let last: Option.Option<string> = Option.none()
+        for (const row of HashMap.values(rowsOf(state.agendaItems, workspaceId))) {
+          if (row.meeting_id !== meetingId) continue
+          if (Option.isNone(last) || compareSequence(row.sequence, last.value) > 0) last = Option.some(row.sequence)
+        }
+        return last
+      }),
+
+      talkingPoints: Effect.fn("MemoryAgendaItemStore.talkingPoints")(function*(itemIds, subject) {
+        const state = yield* memory.read
+        const found = new Map<AgendaItemId, ReadonlyArray<string>>()
+        for (const itemId of itemIds) {
+          const points = HashMap.get(state.talkingPoints, itemId).pipe(Option.flatMap(HashMap.get(subject)))
+          if (Option.isSome(points)) found.set(itemId, points.value)
+        }
+        return found
+      }),
+
+      setTalkingPoints: Effect.fn("MemoryAgendaItemStore.setTalkingPoints")(function*(itemId, subject, points) {
+        yield* memory.modify((state) => {
+          const bySubject = Option.getOrElse(HashMap.get(state.talkingPoints, itemId), () => HashMap.empty<string, ReadonlyArray<string>>())
+          const next = points.length === 0 ? HashMap.remove(bySubject, subject) : HashMap.set(bySubject, subject, [...points])
+          return [undefined, {
+            ...state,
+            talkingPoints: HashMap.isEmpty(next) ? HashMap.remove(state.talkingPoints, itemId) : HashMap.set(state.talkingPoints, itemId, next)
+          }]
+        })
+      })
+    })
+  })
+)

@@ -1,0 +1,162 @@
+/**
+ * The whole in-memory store: one immutable `State` value in a `Ref`, so that a transaction is a copy of a
+ * pointer and a commit is one `Ref.set`.
+ *
+ * - Every write outside a transaction takes the one permit of `lock`; a transaction holds that permit from
+ *   start to commit and works on its own copy of the state (kept in a FiberRef), so writes never interleave.
+ * - Reads outside a transaction read the committed state without the permit: nobody sees uncommitted writes.
+ * - A nested transaction joins the outer one; if it fails, its own writes are undone (like a savepoint) and
+ *   the rest commits with the outer one.
+ */
+import { Context, type DateTime, Effect, FiberRef, HashMap, Layer, Option, Ref } from "effect"
+import type {
+  ActionItem,
+  ActionItemId,
+  AgendaItemId,
+  AgendaItemRow,
+  Credential,
+  CredentialId,
+  IdempotencyRecord,
+  Meeting,
+  MeetingId,
+  ParticipantRow,
+  TranscriptSegment,
+  User,
+  UserId,
+  Workspace,
+  WorkspaceId
+} from "@convene/core"
+
+/** A comparator for `Array.prototype.sort`. Lists sort every matching row, so these stay plain functions. */
+export type Compare<A> = (a: A, b: A) => number
+
+interface Row {
+  readonly id: string
+  readonly created_at: DateTime.Utc
+}
+
+/** created_at asc, then id asc. */
+export const oldestFirst: Compare<Row> = (a, b) =>
+  a.created_at.epochMillis - b.created_at.epochMillis || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/** created_at desc, then id desc. */
+export const newestFirst: Compare<Row> = (a, b) => oldestFirst(b, a)
+
+/** Rows kept per workspace, so that every scoped read and write finds only its own workspace's rows. */
+export type ByWorkspace<K, V> = HashMap.HashMap<WorkspaceId, HashMap.HashMap<K, V>>
+
+/** A meeting with everything that belongs to it alone. */
+export interface MeetingEntry {
+  readonly meeting: Meeting
+  /** In insertion order. */
+  readonly participants: ReadonlyArray<ParticipantRow>
+  /** In insertion order. */
+  readonly transcript: ReadonlyArray<TranscriptSegment>
+}
+
+export interface State {
+  readonly workspaces: HashMap.HashMap<WorkspaceId, Workspace>
+  /** Usage counters by `usageKey`. */
+  readonly usage: HashMap.HashMap<string, number>
+  readonly users: HashMap.HashMap<UserId, User>
+  /** User ids by normalised e-mail. */
+  readonly userEmails: HashMap.HashMap<string, UserId>
+  readonly credentials: HashMap.HashMap<CredentialId, Credential>
+  /** Credential ids by token hash. */
+  readonly tokenHashes: HashMap.HashMap<string, CredentialId>
+  readonly meetings: ByWorkspace<MeetingId, MeetingEntry>
+  readonly agendaItems: ByWorkspace<AgendaItemId, AgendaItemRow>
+  /** Talking points by item, then by subject. */
+  readonly talkingPoints: HashMap.HashMap<AgendaItemId, HashMap.HashMap<string, ReadonlyArray<string>>>
+  readonly actionItems: ByWorkspace<ActionItemId, ActionItem>
+  /** Idempotency records by `JSON.stringify([scope, key])`. */
+  readonly idempotency: HashMap.HashMap<string, IdempotencyRecord>
+}
+
+const empty: State = {
+  workspaces: HashMap.empty(),
+  usage: HashMap.empty(),
+  users: HashMap.empty(),
+  userEmails: HashMap.empty(),
+  credentials: HashMap.empty(),
+  tokenHashes: HashMap.empty(),
+  meetings: HashMap.empty(),
+  agendaItems: HashMap.empty(),
+  talkingPoints: HashMap.empty(),
+  actionItems: HashMap.empty(),
+  idempotency: HashMap.empty()
+}
+
+/** The rows of one workspace (empty when it has none). */
+export const rowsOf = <K, V>(table: ByWorkspace<K, V>, workspaceId: WorkspaceId): HashMap.HashMap<K, V> =>
+  Option.getOrElse(HashMap.get(table, workspaceId), () => HashMap.empty<K, V>())
+
+export const getRow = <K, V>(table: ByWorkspace<K, V>, workspaceId: WorkspaceId, id: K): Option.Option<V> =>
+  HashMap.get(rowsOf(table, workspaceId), id)
+
+export const putRow = <K, V>(table: ByWorkspace<K, V>, workspaceId: WorkspaceId, id: K, row: V): ByWorkspace<K, V> =>
+  HashMap.set(table, workspaceId, HashMap.set(rowsOf(table, workspaceId), id, row))
+
+export const removeRow = <K, V>(table: ByWorkspace<K, V>, workspaceId: WorkspaceId, id: K): ByWorkspace<K, V> =>
+  HashMap.set(table, workspaceId, HashMap.remove(rowsOf(table, workspaceId), id))
+
+/** Applies `f` to the rows of one workspace. */
+export const mapRows = <K, V>(
+  table: ByWorkspace<K, V>,
+  workspaceId: WorkspaceId,
+  f: (rows: HashMap.HashMap<K, V>) => HashMap.HashMap<K, V>
+): ByWorkspace<K, V> => HashMap.set(table, workspaceId, f(rowsOf(table, workspaceId)))
+
+export class Memory extends Context.Tag("@convene/store-memory/Memory")<Memory, {
+  /** The state this fiber sees: its transaction's working copy, or the committed state. */
+  readonly read: Effect.Effect<State>
+  /** Atomically replaces the state with the second half of `f`'s answer; answers the first half. */
+  readonly modify: <A>(f: (state: State) => readonly [A, State]) => Effect.Effect<A>
+  /** Runs `effect` as one unit of work: every write through `modify` commits together or not at all. */
+  readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>() {
+  static readonly layer: Layer.Layer<Memory> = Layer.scoped(
+    Memory,
+    Effect.gen(function*() {
+      const committed = yield* Ref.make(empty)
+      const lock = yield* Effect.makeSemaphore(1)
+      // The working copy of the transaction the current fiber runs in. Forked fibers share their parent's;
+      // a joining child never hands its own back (the transaction is lexical).
+      const working = yield* FiberRef.make(Option.none<Ref.Ref<State>>(), { join: (parent) => parent })
+
+      const read = Effect.flatMap(
+        FiberRef.get(working),
+        Option.match({ onNone: () => Ref.get(committed), onSome: Ref.get })
+      )
+
+      const modify = <A>(f: (state: State) => readonly [A, State]): Effect.Effect<A> =>
+        Effect.flatMap(
+          FiberRef.get(working),
+          Option.match({
+            onNone: () => lock.withPermits(1)(Ref.modify(committed, f)),
+            onSome: (ref) => Ref.modify(ref, f)
+          })
+        )
+
+      const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        Effect.flatMap(
+          FiberRef.get(working),
+          Option.match({
+            onSome: (ref) =>
+              Effect.flatMap(Ref.get(ref), (savepoint) => Effect.onError(effect, () => Ref.set(ref, savepoint))),
+            onNone: () =>
+              lock.withPermits(1)(
+                Effect.gen(function*() {
+                  const ref = yield* Ref.make(yield* Ref.get(committed))
+                  const result = yield* Effect.locally(effect, working, Option.some(ref))
+                  yield* Ref.set(committed, yield* Ref.get(ref))
+                  return result
+                })
+              )
+          })
+        )
+
+      return { read, modify, withTransaction }
+    })
+  )
+}

@@ -1,0 +1,108 @@
+import { type StorePorts, WorkspaceId, WorkspaceStore } from "@convene/core"
+import { addEqualityTesters, expect, layer } from "@effect/vitest"
+import { Effect, type Layer, Option } from "effect"
+import { minutes, seedWorkspace, templateIds, uuid, workspace } from "./fixtures.js"
+
+export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
+  addEqualityTesters()
+
+  layer(storeLayer)(`WorkspaceStore (${name})`, (it) => {
+    it.effect("insert then get answers every field", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const plain = workspace({ name: "Plain", plan: "FREE" })
+        const full = workspace({
+          name: "Full",
+          plan: "ENTERPRISE",
+          default_detail_level: "detailed",
+          default_template_id: templateIds.retrospective,
+          created_at: minutes(-60),
+          updated_at: minutes(30)
+        })
+        yield* store.insert(plain)
+        yield* store.insert(full)
+        expect(yield* store.get(plain.id)).toEqual(Option.some(plain))
+        expect(yield* store.get(full.id)).toEqual(Option.some(full))
+      }))
+
+    it.effect("get of an unknown id answers none", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        expect(Option.isNone(yield* store.get(WorkspaceId.make(uuid())))).toBe(true)
+      }))
+
+    it.effect("update replaces the stored fields", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const original = yield* seedWorkspace()
+        const changed = workspace({
+          id: original.id,
+          name: "Renamed",
+          plan: "ELITE",
+          default_detail_level: "brief",
+          default_template_id: templateIds.oneOnOne,
+          created_at: original.created_at,
+          updated_at: minutes(10)
+        })
+        yield* store.update(changed)
+        expect(yield* store.get(original.id)).toEqual(Option.some(changed))
+
+        const cleared = workspace({ ...changed, default_template_id: null, updated_at: minutes(20) })
+        yield* store.update(cleared)
+        expect(yield* store.get(original.id)).toEqual(Option.some(cleared))
+      }))
+
+    it.effect("consume counts up to the limit, then refuses", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const ws = yield* seedWorkspace()
+        const input = { workspaceId: ws.id, counter: "meetings", period: "2026-03", limit: 3 }
+        const answers = [
+          yield* store.consume(input),
+          yield* store.consume(input),
+          yield* store.consume(input),
+          yield* store.consume(input),
+          yield* store.consume(input)
+        ]
+        expect(answers).toEqual([true, true, true, false, false])
+        // A higher limit lets the same counter go on from where it stands.
+        expect(yield* store.consume({ ...input, limit: 4 })).toBe(true)
+        expect(yield* store.consume({ ...input, limit: 4 })).toBe(false)
+      }))
+
+    it.effect("consume with limit 0 never consumes", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const ws = yield* seedWorkspace()
+        expect(yield* store.consume({ workspaceId: ws.id, counter: "meetings", period: "2026-03", limit: 0 })).toBe(false)
+        expect(yield* store.consume({ workspaceId: ws.id, counter: "meetings", period: "2026-03", limit: 1 })).toBe(true)
+      }))
+
+    it.effect("counters are kept apart by workspace, counter and period", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const a = yield* seedWorkspace()
+        const b = yield* seedWorkspace()
+        const base = { workspaceId: a.id, counter: "meetings", period: "2026-03", limit: 1 }
+        expect(yield* store.consume(base)).toBe(true)
+        expect(yield* store.consume(base)).toBe(false)
+        expect(yield* store.consume({ ...base, workspaceId: b.id })).toBe(true)
+        expect(yield* store.consume({ ...base, counter: "uploads" })).toBe(true)
+        expect(yield* store.consume({ ...base, period: "2026-04" })).toBe(true)
+        expect(yield* store.consume({ ...base, workspaceId: b.id })).toBe(false)
+      }))
+
+    it.effect("30 racing consumes with limit 20: exactly 20 succeed", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const ws = yield* seedWorkspace()
+        const input = { workspaceId: ws.id, counter: "meetings", period: "2026-03", limit: 20 }
+        const answers = yield* Effect.all(
+          Array.from({ length: 30 }, () => store.consume(input)),
+          { concurrency: "unbounded" }
+        )
+        expect(answers.filter((taken) => taken)).toHaveLength(20)
+        expect(yield* store.consume(input)).toBe(false)
+      }))
+  })
+}

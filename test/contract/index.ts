@@ -1,0 +1,26 @@
+/**
+ * The contract every store adapter answers to: one suite per storage port. An adapter's test file calls
+ * `runContractSuites("memory", layer)`; each suite builds the layer once and shares it between its tests,
+ * which therefore create their own workspaces and rows and never assume an empty store.
+ */
+import type { StorePorts } from "@convene/core"
+import type { Layer } from "effect"
+import * as ActionItemStore from "./ActionItemStore.js"
+import * as AgendaItemStore from "./AgendaItemStore.js"
+import * as CredentialStore from "./CredentialStore.js"
+import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as MeetingStore from "./MeetingStore.js"
+import * as Transactor from "./Transactor.js"
+import * as UserStore from "./UserStore.js"
+import * as WorkspaceStore from "./WorkspaceStore.js"
+
+export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, unknown>) => {
+  WorkspaceStore.suite(name, layer)
+  UserStore.suite(name, layer)
+  CredentialStore.suite(name, layer)
+  MeetingStore.suite(name, layer)
+  AgendaItemStore.suite(name, layer)
+  ActionItemStore.suite(name, layer)
+  IdempotencyStore.suite(name, layer)
+  Transactor.suite(name, layer)
+}

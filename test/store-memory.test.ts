@@ -1,0 +1,4 @@
+import { layer } from "@convene/store-memory"
+import { runContractSuites } from "./contract/index.js"
+
+runContractSuites("memory", layer)
