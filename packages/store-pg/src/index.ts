@@ -1,1 +1,99 @@
-export {}
+/**
+ * @convene/store-pg: every storage port of @convene/core on PostgreSQL 15+, through @effect/sql.
+ *
+ * - `layer` is the adapter itself, over any `SqlClient`: it migrates the schema at start, then provides the
+ *   ports. One set of SQL serves both drivers below.
+ * - `layerPg` / `layerPgConfig` run it on a PostgreSQL server (@effect/sql-pg).
+ * - `layerPglite` / `layerPgliteConfig` run it on PGlite, embedded in the process on a locked data directory.
+ */
+import type { StorePorts } from "@convene/core"
+import type { SqlClient, SqlError } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
+import type { DataDirectoryError, DataDirectoryLocked } from "./DataDirectoryLock.js"
+import * as Migrations from "./Migrations.js"
+import * as PgActionItemStore from "./PgActionItemStore.js"
+import * as PgAgendaItemStore from "./PgAgendaItemStore.js"
+import * as PgCredentialStore from "./PgCredentialStore.js"
+import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
+import * as PgliteClient from "./PgliteClient.js"
+import * as PgMeetingStore from "./PgMeetingStore.js"
+import * as PgTransactor from "./PgTransactor.js"
+import * as PgUserStore from "./PgUserStore.js"
+import * as PgWorkspaceStore from "./PgWorkspaceStore.js"
+
+export * as DataDirectoryLock from "./DataDirectoryLock.js"
+export * as Migrations from "./Migrations.js"
+export * as PgliteClient from "./PgliteClient.js"
+export {
+  PgActionItemStore,
+  PgAgendaItemStore,
+  PgCredentialStore,
+  PgIdempotencyStore,
+  PgMeetingStore,
+  PgTransactor,
+  PgUserStore,
+  PgWorkspaceStore
+}
+
+/** Runs the pending migrations (see `Migrations`); a failure to migrate is a defect. */
+export const layerMigrations: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
+  Effect.orDie(Migrations.run)
+)
+
+/** Every storage port over the `SqlClient` in context, after migrating the schema. */
+export const layer: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
+  PgWorkspaceStore.layer,
+  PgUserStore.layer,
+  PgCredentialStore.layer,
+  PgMeetingStore.layer,
+  PgAgendaItemStore.layer,
+  PgActionItemStore.layer,
+  PgIdempotencyStore.layer,
+  PgTransactor.layer
+).pipe(Layer.provide(layerMigrations))
+
+/** Connection settings for a PostgreSQL server. */
+export interface PgOptions {
+  /** A connection URL such as postgres://user:password@host:5432/database. */
+  readonly url: Redacted.Redacted
+  /** The pool's size (default 10). */
+  readonly maxConnections?: number | undefined
+  /** Reported to the server as application_name (default "convene"). */
+  readonly applicationName?: string | undefined
+}
+
+/** The ports on a PostgreSQL server, with the `SqlClient` (and @effect/sql-pg's `PgClient`) they use. */
+export const layerPg = (
+  options: PgOptions
+): Layer.Layer<StorePorts | SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
+  layer.pipe(Layer.provideMerge(PgClient.layer({
+    url: options.url,
+    maxConnections: options.maxConnections,
+    applicationName: options.applicationName ?? "convene"
+  })))
+
+/** `layerPg` with the URL from the DATABASE_URL environment variable (through effect's `Config`). */
+export const layerPgConfig: Layer.Layer<
+  StorePorts | SqlClient.SqlClient | PgClient.PgClient,
+  SqlError.SqlError | ConfigError.ConfigError
+> = Layer.unwrapEffect(Effect.map(Config.redacted("DATABASE_URL"), (url) => layerPg({ url })))
+
+/** The ports on PGlite in `options.dataDir`, with the `SqlClient` they use. The directory is locked while the layer lives. */
+export const layerPglite = (
+  options: PgliteClient.PgliteClientConfig
+): Layer.Layer<
+  StorePorts | SqlClient.SqlClient,
+  SqlError.SqlError | DataDirectoryLocked | DataDirectoryError
+> => layer.pipe(Layer.provideMerge(PgliteClient.layer(options)))
+
+/** `layerPglite` in the directory CONVENE_DATA_DIR names (default ./.convene/data). */
+export const layerPgliteConfig: Layer.Layer<
+  StorePorts | SqlClient.SqlClient,
+  SqlError.SqlError | DataDirectoryLocked | DataDirectoryError | ConfigError.ConfigError
+> = Layer.unwrapEffect(
+  Effect.map(
+    Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data")),
+    (dataDir) => layerPglite({ dataDir })
+  )
+)

@@ -1,0 +1,200 @@
+/**
+ * The adapter's schema, migrated from code into its own table `convene_migrations`.
+ *
+ * Several processes may start on one fresh database at once. @effect/sql's Migrator runs the pending
+ * migrations in one transaction that first takes `LOCK TABLE convene_migrations IN ACCESS EXCLUSIVE MODE`,
+ * so runners queue and a later one finds the work done; but it creates the table itself with a racy
+ * "exists? else CREATE TABLE". So the table is created first, under a transaction-scoped advisory lock.
+ * SQL is PostgreSQL 15 (the server's floor) and runs unchanged on PGlite.
+ *
+ * Every row belongs to a workspace that exists, and user references point at users that exist; these foreign
+ * keys are checked at commit (DEFERRABLE INITIALLY DEFERRED), so a unit of work may write in any order.
+ * Everything that hangs off a meeting goes with it (ON DELETE CASCADE), talking points go with their agenda
+ * item, and action items outlive theirs with agenda_item_id null (ON DELETE SET NULL).
+ */
+import { Migrator, SqlClient, type SqlError } from "@effect/sql"
+import { Effect } from "effect"
+
+/** The table that records which migrations ran. */
+export const table = "convene_migrations"
+
+const init = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE TABLE workspaces (
+    id uuid PRIMARY KEY,
+    name text NOT NULL,
+    plan text NOT NULL,
+    default_detail_level text NOT NULL,
+    default_template_id uuid,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE TABLE workspace_usage (
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    counter text NOT NULL,
+    period text NOT NULL,
+    used integer NOT NULL CHECK (used >= 0),
+    PRIMARY KEY (workspace_id, counter, period)
+  )`
+
+  yield* sql`CREATE TABLE users (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    email text NOT NULL,
+    name text NOT NULL,
+    role text NOT NULL,
+    password_hash text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE UNIQUE INDEX users_email_key ON users (lower(email))`
+  yield* sql`CREATE INDEX users_workspace_idx ON users (workspace_id)`
+
+  yield* sql`CREATE TABLE credentials (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    user_id uuid REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    kind text NOT NULL,
+    name text,
+    scopes text[] NOT NULL,
+    token_hash text NOT NULL,
+    client_id text,
+    expires_at timestamptz,
+    revoked_at timestamptz,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE UNIQUE INDEX credentials_token_hash_key ON credentials (token_hash)`
+  yield* sql`CREATE INDEX credentials_user_created_idx ON credentials (user_id, created_at DESC, id DESC)`
+
+  yield* sql`CREATE TABLE meetings (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    title text NOT NULL,
+    status text NOT NULL,
+    start_time timestamptz,
+    end_time timestamptz,
+    is_instant boolean NOT NULL,
+    detail_level text NOT NULL,
+    template_id uuid,
+    owner_user_id uuid REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX meetings_workspace_created_idx ON meetings (workspace_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX meetings_workspace_start_idx ON meetings (workspace_id, start_time, created_at, id)`
+  yield* sql`CREATE INDEX meetings_workspace_status_idx ON meetings (workspace_id, status, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX meetings_workspace_not_over_idx ON meetings (workspace_id, (coalesce(end_time, start_time)))`
+
+  yield* sql`CREATE TABLE participants (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+    user_id uuid REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    guest_email text,
+    role text NOT NULL,
+    is_attended boolean NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE UNIQUE INDEX participants_meeting_user_key ON participants (meeting_id, user_id)`
+  yield* sql`CREATE UNIQUE INDEX participants_meeting_guest_key ON participants (meeting_id, lower(guest_email))`
+  yield* sql`CREATE INDEX participants_user_idx ON participants (user_id, meeting_id)`
+  yield* sql`CREATE INDEX participants_meeting_created_idx ON participants (meeting_id, created_at, id)`
+
+  yield* sql`CREATE TABLE transcript_segments (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    workspace_id uuid NOT NULL,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+    offset_ms bigint NOT NULL CHECK (offset_ms >= 0),
+    speaker text NOT NULL,
+    text text NOT NULL,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX transcript_segments_meeting_idx ON transcript_segments (meeting_id, offset_ms, seq)`
+
+  yield* sql`CREATE TABLE agenda_items (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+    title text NOT NULL,
+    description text,
+    item_type text NOT NULL,
+    sequence numeric NOT NULL,
+    presenters text[] NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX agenda_items_meeting_order_idx ON agenda_items (meeting_id, sequence, created_at, id)`
+  yield* sql`CREATE INDEX agenda_items_workspace_order_idx ON agenda_items (workspace_id, sequence, created_at, id)`
+
+  yield* sql`CREATE TABLE talking_points (
+    agenda_item_id uuid NOT NULL REFERENCES agenda_items (id) ON DELETE CASCADE,
+    subject text NOT NULL,
+    points text[] NOT NULL,
+    PRIMARY KEY (agenda_item_id, subject)
+  )`
+
+  yield* sql`CREATE TABLE action_items (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) ON DELETE CASCADE,
+    agenda_item_id uuid REFERENCES agenda_items (id) ON DELETE SET NULL,
+    assigned_to_user_id uuid REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    title text NOT NULL,
+    description text,
+    due_date date,
+    status text NOT NULL,
+    is_completed boolean NOT NULL,
+    completed_at timestamptz,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX action_items_workspace_created_idx ON action_items (workspace_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX action_items_workspace_status_idx ON action_items (workspace_id, status, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX action_items_meeting_created_idx ON action_items (meeting_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX action_items_agenda_item_idx ON action_items (agenda_item_id)`
+
+  yield* sql`CREATE TABLE idempotency_records (
+    scope text NOT NULL,
+    key text NOT NULL,
+    fingerprint text NOT NULL,
+    response_status integer,
+    response_body text,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (scope, key),
+    CHECK ((response_status IS NULL) = (response_body IS NULL))
+  )`
+  yield* sql`CREATE INDEX idempotency_records_expires_idx ON idempotency_records (expires_at)`
+})
+
+/** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_init": init
+}
+
+const runMigrator = Migrator.make({})
+
+/**
+ * Brings the schema up to date; safe to run from several processes at once. Answers the migrations this call
+ * ran (none when another runner did them).
+ */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Same columns as the Migrator's own table. Concurrent CREATE TABLE IF NOT EXISTS can still collide in the
+  // catalog, hence the advisory lock (released at commit).
+  yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${table}))`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+      migration_id integer PRIMARY KEY,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
+  }))
+  return yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
+}).pipe(Effect.withSpan("PgMigrations.run"))

@@ -1,0 +1,57 @@
+/** CredentialStore on PostgreSQL: the `credentials` table, token_hash unique. */
+import { Credential, CredentialId, CredentialStore, UserId, WorkspaceId } from "@convene/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { type Context, DateTime, Effect, Layer, Schema } from "effect"
+import { DbTimestamp, DbTimestampOrNull, orDie, uniqueWrite } from "./internal/sql.js"
+
+/** A `credentials` row, decoded to (and encoded from) a `Credential`. */
+export const CredentialRecord = Schema.transform(
+  Schema.Struct({
+    ...Credential.fields,
+    expires_at: DbTimestampOrNull,
+    revoked_at: DbTimestampOrNull,
+    created_at: DbTimestamp
+  }),
+  Schema.typeSchema(Credential),
+  { strict: true, decode: (row) => new Credential(row), encode: (credential) => ({ ...credential }) }
+)
+
+export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const insertRow = SqlSchema.void({
+    Request: CredentialRecord,
+    execute: (row) => sql`INSERT INTO credentials ${sql.insert(row)}`
+  })
+  const findByHash = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: CredentialRecord,
+    execute: (tokenHash) => sql`SELECT * FROM credentials WHERE token_hash = ${tokenHash}`
+  })
+  const findById = SqlSchema.findOne({
+    Request: Schema.Struct({ workspaceId: WorkspaceId, id: CredentialId }),
+    Result: CredentialRecord,
+    execute: ({ id, workspaceId }) => sql`SELECT * FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  })
+  const findByUser = SqlSchema.findAll({
+    Request: UserId,
+    Result: CredentialRecord,
+    execute: (userId) => sql`SELECT * FROM credentials WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC`
+  })
+
+  return CredentialStore.of({
+    insert: Effect.fn("PgCredentialStore.insert")((credential) => uniqueWrite(sql, insertRow(credential))),
+    findByHash: Effect.fn("PgCredentialStore.findByHash")((tokenHash) => orDie(findByHash(tokenHash))),
+    get: Effect.fn("PgCredentialStore.get")((workspaceId, id) => orDie(findById({ workspaceId, id }))),
+    listByUser: Effect.fn("PgCredentialStore.listByUser")((userId) => orDie(findByUser(userId))),
+    revoke: Effect.fn("PgCredentialStore.revoke")(function*(id, at) {
+      const rows = yield* orDie(sql`
+        UPDATE credentials SET revoked_at = ${DateTime.toDateUtc(at)}
+        WHERE id = ${id} AND revoked_at IS NULL
+        RETURNING id`)
+      return rows.length > 0
+    })
+  })
+})
+
+export const layer: Layer.Layer<CredentialStore, never, SqlClient.SqlClient> = Layer.effect(CredentialStore, make)
