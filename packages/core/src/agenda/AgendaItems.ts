@@ -14,6 +14,7 @@ import { AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { Transactor } from "../shared/Transactor.js"
 import { AgendaItem, AgendaItemRow, AgendaItemType, normalizeSequence, PresenterDetail, Sequence, sequenceAfter } from "./AgendaItem.js"
 import { AgendaItemStore } from "./AgendaItemStore.js"
@@ -66,10 +67,10 @@ const make = Effect.gen(function*() {
           presenter_details: row.presenters.map((id) => {
             const user = byId.get(id)
             return user === undefined
-              ? new PresenterDetail({ user_id: id })
-              : new PresenterDetail({ user_id: id, name: user.name, email: user.email })
+              ? new PresenterDetail({ user_id: id }, trusted)
+              : new PresenterDetail({ user_id: id, name: user.name, email: user.email }, trusted)
           })
-        })
+        }, trusted)
       )
     })
 

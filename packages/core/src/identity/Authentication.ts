@@ -8,6 +8,7 @@ import { Crypto } from "../shared/Crypto.js"
 import { Unauthenticated } from "../shared/Errors.js"
 import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { now, Timestamp } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { type CredentialKind, grantsOf, Principal, Scope, Scopes, tokenPrefix } from "./Identity.js"
 import { CredentialStore, UserStore } from "./IdentityStore.js"
 
@@ -63,7 +64,7 @@ const make = Effect.gen(function*() {
         scopes: credential.scopes,
         client_id: credential.client_id,
         expires_at: credential.expires_at
-      })
+      }, trusted)
     }
     const user = yield* users.get(credential.user_id)
     if (Option.isNone(user) || user.value.workspace_id !== credential.workspace_id) {
@@ -80,7 +81,7 @@ const make = Effect.gen(function*() {
       scopes: credential.scopes.filter((scope) => granted.includes(scope)),
       client_id: credential.client_id,
       expires_at: credential.expires_at
-    })
+    }, trusted)
   })
 
   const introspect = (principal: Principal): Introspection =>

@@ -12,6 +12,7 @@ import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.j
 import { LongText, Title } from "../shared/Text.js"
 import { monthKey, now, Timestamp } from "../shared/Time.js"
 import { Transactor } from "../shared/Transactor.js"
+import { trusted } from "../shared/Trusted.js"
 import { monthlyMeetingAllowance } from "../workspaces/Plans.js"
 import { DetailLevel } from "../workspaces/Workspace.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
@@ -241,7 +242,9 @@ const make = Effect.gen(function*() {
       const email = user?.email ?? row.guest_email
       if (email === null || seen.has(email)) continue
       seen.add(email)
-      contacts.push(new Contact({ user_id: row.user_id, name: user?.name ?? email, email, is_guest: row.user_id === null }))
+      contacts.push(
+        new Contact({ user_id: row.user_id, name: user?.name ?? email, email, is_guest: row.user_id === null }, trusted)
+      )
     }
     const page = clamp(request)
     return toList(sliceOf(contacts, page), page)

@@ -12,6 +12,7 @@ import { type MeetingId, ParticipantId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
 import { Email, normalizeEmail } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { Participant, ParticipantRow } from "./Meeting.js"
 import { MeetingAccess } from "./MeetingAccess.js"
 import { MeetingStore } from "./MeetingStore.js"
@@ -61,7 +62,7 @@ const make = Effect.gen(function*() {
           is_attended: row.is_attended,
           created_at: row.created_at,
           updated_at: row.updated_at
-        })
+        }, trusted)
       })
     })
 
