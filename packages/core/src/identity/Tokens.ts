@@ -5,7 +5,7 @@
 import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
-import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
+import { CredentialId, type UserId, type WorkspaceId } from "../shared/Ids.js"
 import { Title } from "../shared/Text.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { atLeast, personalAccessTokensFrom } from "../workspaces/Plans.js"
