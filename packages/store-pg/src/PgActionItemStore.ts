@@ -2,7 +2,7 @@
 import { ActionItem, ActionItemId, ActionItemStore, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, DbTimestampOrNull, orDie, page } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, page } from "./internal/sql.js"
 
 /** An `action_items` row, decoded to (and encoded from) an `ActionItem`. */
 export const ActionItemRecord = Schema.transform(
@@ -13,7 +13,7 @@ export const ActionItemRecord = Schema.transform(
     updated_at: DbTimestamp
   }),
   Schema.typeSchema(ActionItem),
-  { strict: true, decode: (row) => new ActionItem(row), encode: (item) => ({ ...item }) }
+  { strict: true, decode: (row) => new ActionItem(row, alreadyDecoded), encode: (item) => ({ ...item }) }
 )
 
 /** Columns of `action_items i`; the drivers would read a `date` as a local-midnight `Date`, so it comes as text. */

@@ -5,7 +5,7 @@
 import { AgendaItemId, AgendaItemRow, AgendaItemStore, MeetingId, normalizeSequence, Sequence, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
-import { DbTimestamp, orDie, page } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, orDie, page } from "./internal/sql.js"
 
 /** A `numeric` column holding a sequence: read as text, answered normalised ("2.50" is "2.5"). */
 const DbSequence = Schema.transform(Schema.String, Sequence, {
@@ -18,7 +18,7 @@ const DbSequence = Schema.transform(Schema.String, Sequence, {
 export const AgendaItemRecord = Schema.transform(
   Schema.Struct({ ...AgendaItemRow.fields, sequence: DbSequence, created_at: DbTimestamp, updated_at: DbTimestamp }),
   Schema.typeSchema(AgendaItemRow),
-  { strict: true, decode: (row) => new AgendaItemRow(row), encode: (item) => ({ ...item }) }
+  { strict: true, decode: (row) => new AgendaItemRow(row, alreadyDecoded), encode: (item) => ({ ...item }) }
 )
 
 /** Columns of `agenda_items a`, with the sequence as text for both drivers. */

@@ -2,7 +2,7 @@
 import { Credential, CredentialId, CredentialStore, UserId, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, DbTimestampOrNull, orDie, uniqueWrite } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, uniqueWrite } from "./internal/sql.js"
 
 /** A `credentials` row, decoded to (and encoded from) a `Credential`. */
 export const CredentialRecord = Schema.transform(
@@ -13,7 +13,7 @@ export const CredentialRecord = Schema.transform(
     created_at: DbTimestamp
   }),
   Schema.typeSchema(Credential),
-  { strict: true, decode: (row) => new Credential(row), encode: (credential) => ({ ...credential }) }
+  { strict: true, decode: (row) => new Credential(row, alreadyDecoded), encode: (credential) => ({ ...credential }) }
 )
 
 export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {

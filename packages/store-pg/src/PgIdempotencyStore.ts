@@ -5,7 +5,7 @@
 import { IdempotencyRecord, IdempotencyStore, StoredResponse } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, orDie } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, orDie } from "./internal/sql.js"
 
 /** An `idempotency_records` row (the response in two nullable columns), decoded to an `IdempotencyRecord`. */
 export const IdempotencyRecordRow = Schema.transform(
@@ -26,8 +26,8 @@ export const IdempotencyRecordRow = Schema.transform(
         ...row,
         response: response_status === null || response_body === null
           ? null
-          : new StoredResponse({ status: response_status, body: response_body })
-      }),
+          : new StoredResponse({ status: response_status, body: response_body }, alreadyDecoded)
+      }, alreadyDecoded),
     encode: ({ response, ...record }) => ({
       ...record,
       response_status: response?.status ?? null,

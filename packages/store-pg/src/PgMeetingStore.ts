@@ -15,7 +15,7 @@ import {
 } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, DbTimestampOrNull, orDie, page } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, page } from "./internal/sql.js"
 
 /** A `meetings` row, decoded to (and encoded from) a `Meeting`. */
 export const MeetingRecord = Schema.transform(
@@ -27,14 +27,14 @@ export const MeetingRecord = Schema.transform(
     updated_at: DbTimestamp
   }),
   Schema.typeSchema(Meeting),
-  { strict: true, decode: (row) => new Meeting(row), encode: (meeting) => ({ ...meeting }) }
+  { strict: true, decode: (row) => new Meeting(row, alreadyDecoded), encode: (meeting) => ({ ...meeting }) }
 )
 
 /** A `participants` row, decoded to (and encoded from) a `ParticipantRow`. */
 export const ParticipantRecord = Schema.transform(
   Schema.Struct({ ...ParticipantRow.fields, created_at: DbTimestamp, updated_at: DbTimestamp }),
   Schema.typeSchema(ParticipantRow),
-  { strict: true, decode: (row) => new ParticipantRow(row), encode: (participant) => ({ ...participant }) }
+  { strict: true, decode: (row) => new ParticipantRow(row, alreadyDecoded), encode: (participant) => ({ ...participant }) }
 )
 
 /** A `transcript_segments` row (without its insertion number), offset_ms read as text (bigint). */
@@ -45,7 +45,7 @@ export const TranscriptSegmentRecord = Schema.transform(
     created_at: DbTimestamp
   }),
   Schema.typeSchema(TranscriptSegment),
-  { strict: true, decode: (row) => new TranscriptSegment(row), encode: (segment) => ({ ...segment }) }
+  { strict: true, decode: (row) => new TranscriptSegment(row, alreadyDecoded), encode: (segment) => ({ ...segment }) }
 )
 
 const orders: Record<MeetingOrder, string> = {

@@ -2,13 +2,13 @@
 import { User, UserId, UserStore, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, orDie, uniqueWrite } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, orDie, uniqueWrite } from "./internal/sql.js"
 
 /** A `users` row, decoded to (and encoded from) a `User`. */
 export const UserRecord = Schema.transform(
   Schema.Struct({ ...User.fields, created_at: DbTimestamp, updated_at: DbTimestamp }),
   Schema.typeSchema(User),
-  { strict: true, decode: (row) => new User(row), encode: (user) => ({ ...user }) }
+  { strict: true, decode: (row) => new User(row, alreadyDecoded), encode: (user) => ({ ...user }) }
 )
 
 export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {

@@ -2,13 +2,13 @@
 import { Workspace, WorkspaceId, WorkspaceStore } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
-import { DbTimestamp, orDie } from "./internal/sql.js"
+import { alreadyDecoded, DbTimestamp, orDie } from "./internal/sql.js"
 
 /** A `workspaces` row, decoded to (and encoded from) a `Workspace`. */
 export const WorkspaceRecord = Schema.transform(
   Schema.Struct({ ...Workspace.fields, created_at: DbTimestamp, updated_at: DbTimestamp }),
   Schema.typeSchema(Workspace),
-  { strict: true, decode: (row) => new Workspace(row), encode: (workspace) => ({ ...workspace }) }
+  { strict: true, decode: (row) => new Workspace(row, alreadyDecoded), encode: (workspace) => ({ ...workspace }) }
 )
 
 export const make: Effect.Effect<Context.Tag.Service<typeof WorkspaceStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {

@@ -10,6 +10,12 @@ export const DbTimestamp = Schema.DateTimeUtcFromDate
 /** A nullable `timestamptz` column. */
 export const DbTimestampOrNull = Schema.NullOr(DbTimestamp)
 
+/**
+ * Constructor options for a domain class built from a row that its schema has just decoded field by field:
+ * validating it again would only cost time.
+ */
+export const alreadyDecoded = { disableValidation: true } as const
+
 const uniqueViolation = (error: SqlError.SqlError): string | undefined => {
   const cause = error.cause as { readonly code?: unknown; readonly constraint?: unknown } | undefined
   return cause?.code === "23505" ? (typeof cause.constraint === "string" ? cause.constraint : "unknown") : undefined
