@@ -19,7 +19,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, type Scope, Stream } from "effect"
 import * as Path from "node:path"
 import * as DataDirectoryLock from "./DataDirectoryLock.js"
-import * as Reactivity from "./internal/reactivity.js"
+import { Reactivity } from "@effect/experimental"
 
 /** Where PGlite keeps its files. A relative path is resolved against the working directory. */
 export interface PgliteClientConfig {
