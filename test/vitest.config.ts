@@ -1,5 +1,5 @@
-import { defineConfig } from "vitest/config"
 import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -8,10 +8,19 @@ export default defineConfig({
   resolve: { conditions: ["@convene/source"] },
   ssr: { resolve: { conditions: ["@convene/source"] } },
   test: {
-    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    sequence: { concurrent: false }
+    projects: [
+      {
+        extends: true,
+        test: { name: "all", include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"] }
+      },
+      {
+        // The HTTP end-to-end suites once more, on the embedded default store (PGlite).
+        extends: true,
+        test: { name: "http-on-pglite", include: ["test/http/**/*.test.ts"], env: { CONVENE_TEST_STORE: "pglite" } }
+      }
+    ]
   }
 })

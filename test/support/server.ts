@@ -7,13 +7,28 @@ import { HttpServer } from "@effect/platform"
 import type { StorePorts } from "@convene/core"
 import { ConveneWith, type HostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
-import { type Layer, ManagedRuntime, Option, Redacted } from "effect"
+import * as StorePg from "@convene/store-pg"
+import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { pgliteDataDir } from "../../packages/store-pg/test/fixtures.js"
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789"
 
 export interface RunningServer {
   readonly url: string
   readonly close: () => Promise<void>
+}
+
+/**
+ * The store a test server runs on when the test names none: CONVENE_TEST_STORE=pglite runs the suites on
+ * the embedded default (a fresh copy of the PGlite template cluster per server), anything else in memory.
+ */
+const defaultStore = (): { readonly layer: Layer.Layer<StorePorts, unknown>; readonly release: () => Promise<void> } => {
+  if (process.env.CONVENE_TEST_STORE !== "pglite") return { layer: StoreMemory.layer, release: async () => {} }
+  const scope = Effect.runSync(Scope.make())
+  const layer = Layer.unwrapEffect(
+    Effect.map(Scope.extend(pgliteDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir }))
+  )
+  return { layer, release: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
 export const startServer = async (options: {
@@ -29,11 +44,18 @@ export const startServer = async (options: {
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
     accessLog: false
   }
-  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? StoreMemory.layer))
+  const fallback = options.store === undefined ? defaultStore() : undefined
+  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer))
   const server = await runtime.runPromise(HttpServer.HttpServer)
   const address = server.address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      await runtime.dispose()
+      await fallback?.release()
+    }
+  }
 }
 
 /** A small fetch client for tests: JSON in, `{status, headers, body}` out (body parsed when JSON). */

@@ -58,7 +58,7 @@ export const HttpLive = (config: HostConfig) =>
   }).pipe(
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
-    Layer.provide(ApiMiddlewareLive),
+    Layer.provide(ApiMiddlewareLive(config)),
     Layer.provide(ApiLive(config)),
     Layer.provide(IdempotencySweeper),
     HttpServer.withLogAddress,

@@ -18,6 +18,7 @@ import * as NodeCrypto from "node:crypto"
 import { Api } from "../api/Api.js"
 import { envelope, MalformedBody } from "../api/Errors.js"
 import { CurrentRequestId } from "../api/RequestId.js"
+import type { HostConfig } from "../Config.js"
 
 const describeIssues = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
   const issue = error.issues[0]
@@ -34,8 +35,8 @@ type Route = { readonly method: string; readonly pattern: RegExp }
 const compile = (path: string) =>
   new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
 
-/** Every (method, path) the API serves, for telling 404 from 405. */
-const routes: ReadonlyArray<Route> = (() => {
+/** Every (method, path) the API serves, for telling 404 from 405 (operator paths only when the operator API is on). */
+const routesOf = (operatorEnabled: boolean): ReadonlyArray<Route> => {
   const out: Array<Route> = [
     { method: "GET", pattern: compile("/v1/openapi.json") },
     { method: "GET", pattern: compile("/docs") }
@@ -43,11 +44,13 @@ const routes: ReadonlyArray<Route> = (() => {
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
-      out.push({ method: endpoint.method, pattern: compile(endpoint.path) })
+      if (operatorEnabled || !endpoint.path.startsWith("/operator/")) {
+        out.push({ method: endpoint.method, pattern: compile(endpoint.path) })
+      }
     }
   })
   return out
-})()
+}
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers })
@@ -55,7 +58,11 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const isRequestError = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RequestError"
 const isRouteNotFound = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
 
-const notFoundOrNotAllowed = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+const notFoundOrNotAllowed = (
+  routes: ReadonlyArray<Route>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
+) => {
   const path = request.url.split("?")[0]!
   const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
   return allowed.length > 0
@@ -71,7 +78,9 @@ const notFoundOrNotAllowed = (request: HttpServerRequest.HttpServerRequest, requ
  * MalformedBody (both then encode to the envelope like any domain error); an unknown route is 404, a known
  * path with another method 405; any other defect is logged and answered 500 without internals.
  */
-export const ApiMiddlewareLive = HttpApiBuilder.middleware(Api, (app) =>
+export const ApiMiddlewareLive = (config: HostConfig) => {
+  const routes = routesOf(Option.isSome(config.operatorToken))
+  return HttpApiBuilder.middleware(Api, (app) =>
   (app as HttpApp.Default<unknown>).pipe(
     Effect.catchAllCause((cause) =>
       Effect.gen(function*() {
@@ -84,7 +93,7 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(Api, (app) =>
         if (Option.isSome(decode)) return yield* Effect.fail(describeIssues(decode.value))
         const requestId = yield* FiberRef.get(CurrentRequestId)
         if (Chunk.some(failures, isRouteNotFound)) {
-          return notFoundOrNotAllowed(yield* HttpServerRequest.HttpServerRequest, requestId)
+          return notFoundOrNotAllowed(routes, yield* HttpServerRequest.HttpServerRequest, requestId)
         }
         if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
         if (Chunk.some(Cause.defects(cause), isRequestError)) {
@@ -96,6 +105,7 @@ export const ApiMiddlewareLive = HttpApiBuilder.middleware(Api, (app) =>
     )
     // The builder types the app as failing with the API's errors only; decode errors are among them at run time.
   ) as HttpApp.Default<ValidationError | MalformedBody>)
+}
 
 /**
  * Outside the API: assigns the request id (read by the error encoders and the middleware above) and sends it
