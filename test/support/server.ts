@@ -42,7 +42,8 @@ export const startServer = async (options: {
     operatorToken: options.operatorToken === null
       ? Option.none()
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
-    accessLog: false
+    accessLog: false,
+    tracing: false
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer))

@@ -7,6 +7,8 @@ export interface HostConfig {
   readonly baseUrl: string
   readonly operatorToken: Option.Option<Redacted.Redacted<string>>
   readonly accessLog: boolean
+  /** Record spans (per request and per service call). Off unless asked for: no exporter is wired yet. */
+  readonly tracing: boolean
 }
 
 export const hostConfig: Config.Config<HostConfig> = Config.all({
@@ -14,7 +16,8 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   baseUrl: Config.string("CONVENE_BASE_URL").pipe(Config.option),
   operatorToken: Config.redacted("CONVENE_OPERATOR_TOKEN").pipe(Config.option),
-  accessLog: Config.boolean("CONVENE_ACCESS_LOG").pipe(Config.withDefault(true))
+  accessLog: Config.boolean("CONVENE_ACCESS_LOG").pipe(Config.withDefault(true)),
+  tracing: Config.boolean("CONVENE_TRACING").pipe(Config.withDefault(false))
 }).pipe(
   Config.map(({ baseUrl, ...rest }) => ({
     ...rest,

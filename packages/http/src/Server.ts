@@ -62,7 +62,10 @@ export const HttpLive = (config: HostConfig) =>
     Layer.provide(ApiLive(config)),
     Layer.provide(IdempotencySweeper),
     HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+    // Spans cost per request even with no exporter (docs/benchmarks.md measures it): off unless asked for.
+    HttpMiddleware.withTracerDisabledWhen(() => !config.tracing),
+    Layer.provide(Layer.setTracerEnabled(config.tracing))
   )
 
 /** Everything on a given store layer: the server (its HttpServer service tells the bound address). */

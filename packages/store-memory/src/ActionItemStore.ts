@@ -16,14 +16,14 @@ export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     return ActionItemStore.of({
-      insert: Effect.fn("MemoryActionItemStore.insert")(function*(item) {
+      insert: Effect.fnUntraced(function*(item) {
         yield* memory.modify((state) => [undefined, {
           ...state,
           actionItems: putRow(state.actionItems, item.workspace_id, item.id, item)
         }])
       }),
 
-      update: Effect.fn("MemoryActionItemStore.update")(function*(item) {
+      update: Effect.fnUntraced(function*(item) {
         yield* memory.modify((state) => [
           undefined,
           Option.isSome(getRow(state.actionItems, item.workspace_id, item.id))
@@ -32,12 +32,12 @@ export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      get: Effect.fn("MemoryActionItemStore.get")(function*(workspaceId, id) {
+      get: Effect.fnUntraced(function*(workspaceId, id) {
         const state = yield* memory.read
         return getRow(state.actionItems, workspaceId, id)
       }),
 
-      delete: Effect.fn("MemoryActionItemStore.delete")(function*(workspaceId, id) {
+      delete: Effect.fnUntraced(function*(workspaceId, id) {
         return yield* memory.modify((state) =>
           Option.isNone(getRow(state.actionItems, workspaceId, id))
             ? [false, state]
@@ -45,7 +45,7 @@ export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
         )
       }),
 
-      list: Effect.fn("MemoryActionItemStore.list")(function*(workspaceId, filter, page) {
+      list: Effect.fnUntraced(function*(workspaceId, filter, page) {
         const state = yield* memory.read
         const items = HashMap.toValues(rowsOf(state.actionItems, workspaceId)).filter(matches(state, filter))
         return Pagination.sliceOf(items.sort(newestFirst), page)

@@ -33,14 +33,14 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     return AgendaItemStore.of({
-      insert: Effect.fn("MemoryAgendaItemStore.insert")(function*(row) {
+      insert: Effect.fnUntraced(function*(row) {
         yield* memory.modify((state) => [undefined, {
           ...state,
           agendaItems: putRow(state.agendaItems, row.workspace_id, row.id, row)
         }])
       }),
 
-      update: Effect.fn("MemoryAgendaItemStore.update")(function*(row) {
+      update: Effect.fnUntraced(function*(row) {
         yield* memory.modify((state) => [
           undefined,
           Option.isSome(getRow(state.agendaItems, row.workspace_id, row.id))
@@ -49,12 +49,12 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      get: Effect.fn("MemoryAgendaItemStore.get")(function*(workspaceId, id) {
+      get: Effect.fnUntraced(function*(workspaceId, id) {
         const state = yield* memory.read
         return getRow(state.agendaItems, workspaceId, id)
       }),
 
-      delete: Effect.fn("MemoryAgendaItemStore.delete")(function*(workspaceId, id) {
+      delete: Effect.fnUntraced(function*(workspaceId, id) {
         return yield* memory.modify((state) => {
           if (Option.isNone(getRow(state.agendaItems, workspaceId, id))) return [false, state]
           return [true, {
@@ -70,13 +70,13 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
         })
       }),
 
-      list: Effect.fn("MemoryAgendaItemStore.list")(function*(workspaceId, filter, page) {
+      list: Effect.fnUntraced(function*(workspaceId, filter, page) {
         const state = yield* memory.read
         const rows = HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).filter(matches(state, filter))
         return Pagination.sliceOf(inAgendaOrder(rows), page)
       }),
 
-      lastSequence: Effect.fn("MemoryAgendaItemStore.lastSequence")(function*(workspaceId, meetingId) {
+      lastSequence: Effect.fnUntraced(function*(workspaceId, meetingId) {
         const state = yield* memory.read
         let last: Option.Option<string> = Option.none()
         for (const row of HashMap.values(rowsOf(state.agendaItems, workspaceId))) {
@@ -86,7 +86,7 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
         return last
       }),
 
-      talkingPoints: Effect.fn("MemoryAgendaItemStore.talkingPoints")(function*(itemIds, subject) {
+      talkingPoints: Effect.fnUntraced(function*(itemIds, subject) {
         const state = yield* memory.read
         const found = new Map<AgendaItemId, ReadonlyArray<string>>()
         for (const itemId of itemIds) {
@@ -96,7 +96,7 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
         return found
       }),
 
-      setTalkingPoints: Effect.fn("MemoryAgendaItemStore.setTalkingPoints")(function*(itemId, subject, points) {
+      setTalkingPoints: Effect.fnUntraced(function*(itemId, subject, points) {
         yield* memory.modify((state) => {
           const bySubject = Option.getOrElse(HashMap.get(state.talkingPoints, itemId), () => HashMap.empty<string, ReadonlyArray<string>>())
           const next = points.length === 0 ? HashMap.remove(bySubject, subject) : HashMap.set(bySubject, subject, [...points])

@@ -16,7 +16,7 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     return IdempotencyStore.of({
-      begin: Effect.fn("MemoryIdempotencyStore.begin")(function*(pending, now) {
+      begin: Effect.fnUntraced(function*(pending, now) {
         const key = keyOf(pending)
         return yield* memory.modify((state): readonly [BeginResult, typeof state] => {
           const live = HashMap.get(state.idempotency, key).pipe(
@@ -28,7 +28,7 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
         })
       }),
 
-      complete: Effect.fn("MemoryIdempotencyStore.complete")(function*(pending, response, expiresAt) {
+      complete: Effect.fnUntraced(function*(pending, response, expiresAt) {
         const key = keyOf(pending)
         yield* memory.modify((state) => [
           undefined,
@@ -46,7 +46,7 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      release: Effect.fn("MemoryIdempotencyStore.release")(function*(pending) {
+      release: Effect.fnUntraced(function*(pending) {
         const key = keyOf(pending)
         yield* memory.modify((state) => [
           undefined,
@@ -56,7 +56,7 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      purgeExpired: Effect.fn("MemoryIdempotencyStore.purgeExpired")(function*(now) {
+      purgeExpired: Effect.fnUntraced(function*(now) {
         return yield* memory.modify((state) => {
           const kept = HashMap.filter(state.idempotency, (record) => DateTime.greaterThan(record.expires_at, now))
           return [HashMap.size(state.idempotency) - HashMap.size(kept), { ...state, idempotency: kept }]

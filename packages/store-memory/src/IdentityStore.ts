@@ -8,7 +8,7 @@ export const userLayer: Layer.Layer<UserStore, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     return UserStore.of({
-      insert: Effect.fn("MemoryUserStore.insert")(function*(user) {
+      insert: Effect.fnUntraced(function*(user) {
         const email = normalizeEmail(user.email)
         const clash = yield* memory.modify((state) => {
           if (HashMap.has(state.users, user.id)) return [Option.some("users_pkey"), state]
@@ -22,19 +22,19 @@ export const userLayer: Layer.Layer<UserStore, never, Memory> = Layer.effect(
         if (Option.isSome(clash)) return yield* new DuplicateKey({ constraint: clash.value })
       }),
 
-      get: Effect.fn("MemoryUserStore.get")(function*(id) {
+      get: Effect.fnUntraced(function*(id) {
         const state = yield* memory.read
         return HashMap.get(state.users, id)
       }),
 
-      getMany: Effect.fn("MemoryUserStore.getMany")(function*(workspaceId, ids) {
+      getMany: Effect.fnUntraced(function*(workspaceId, ids) {
         const state = yield* memory.read
         return [...new Set(ids)].flatMap((id) =>
           Option.toArray(HashMap.get(state.users, id)).filter((user) => user.workspace_id === workspaceId)
         )
       }),
 
-      findByEmail: Effect.fn("MemoryUserStore.findByEmail")(function*(email) {
+      findByEmail: Effect.fnUntraced(function*(email) {
         const state = yield* memory.read
         return HashMap.get(state.userEmails, normalizeEmail(email)).pipe(Option.flatMap((id) => HashMap.get(state.users, id)))
       })
@@ -48,7 +48,7 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
     const memory = yield* Memory
 
     return CredentialStore.of({
-      insert: Effect.fn("MemoryCredentialStore.insert")(function*(credential) {
+      insert: Effect.fnUntraced(function*(credential) {
         const clash = yield* memory.modify((state) => {
           if (HashMap.has(state.credentials, credential.id)) return [Option.some("credentials_pkey"), state]
           if (HashMap.has(state.tokenHashes, credential.token_hash)) {
@@ -63,17 +63,17 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
         if (Option.isSome(clash)) return yield* new DuplicateKey({ constraint: clash.value })
       }),
 
-      findByHash: Effect.fn("MemoryCredentialStore.findByHash")(function*(tokenHash) {
+      findByHash: Effect.fnUntraced(function*(tokenHash) {
         const state = yield* memory.read
         return HashMap.get(state.tokenHashes, tokenHash).pipe(Option.flatMap((id) => HashMap.get(state.credentials, id)))
       }),
 
-      get: Effect.fn("MemoryCredentialStore.get")(function*(workspaceId, id) {
+      get: Effect.fnUntraced(function*(workspaceId, id) {
         const state = yield* memory.read
         return HashMap.get(state.credentials, id).pipe(Option.filter((credential) => credential.workspace_id === workspaceId))
       }),
 
-      listByUser: Effect.fn("MemoryCredentialStore.listByUser")(function*(userId) {
+      listByUser: Effect.fnUntraced(function*(userId) {
         const state = yield* memory.read
         const own: Array<Credential> = []
         for (const credential of HashMap.values(state.credentials)) {
@@ -82,7 +82,7 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
         return own.sort(newestFirst)
       }),
 
-      revoke: Effect.fn("MemoryCredentialStore.revoke")(function*(id, at) {
+      revoke: Effect.fnUntraced(function*(id, at) {
         return yield* memory.modify((state) =>
           Option.match(HashMap.get(state.credentials, id), {
             onNone: () => [false, state],

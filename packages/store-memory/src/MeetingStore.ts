@@ -65,25 +65,25 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
       Effect.map(memory.read, (state) => getRow(state.meetings, workspaceId, meetingId))
 
     return MeetingStore.of({
-      insert: Effect.fn("MemoryMeetingStore.insert")(function*(meeting) {
+      insert: Effect.fnUntraced(function*(meeting) {
         yield* memory.modify((state) => [undefined, {
           ...state,
           meetings: putRow(state.meetings, meeting.workspace_id, meeting.id, { meeting, participants: [], transcript: [] })
         }])
       }),
 
-      update: Effect.fn("MemoryMeetingStore.update")(function*(meeting) {
+      update: Effect.fnUntraced(function*(meeting) {
         yield* memory.modify((state) => [
           undefined,
           mapEntry(state, meeting.workspace_id, meeting.id, (entry) => ({ ...entry, meeting }))
         ])
       }),
 
-      get: Effect.fn("MemoryMeetingStore.get")(function*(workspaceId, id) {
+      get: Effect.fnUntraced(function*(workspaceId, id) {
         return Option.map(yield* entry(workspaceId, id), (entry) => entry.meeting)
       }),
 
-      delete: Effect.fn("MemoryMeetingStore.delete")(function*(workspaceId, meetingId) {
+      delete: Effect.fnUntraced(function*(workspaceId, meetingId) {
         return yield* memory.modify((state) => {
           if (Option.isNone(getRow(state.meetings, workspaceId, meetingId))) return [false, state]
           const agendaItems = rowsOf(state.agendaItems, workspaceId)
@@ -98,7 +98,7 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         })
       }),
 
-      list: Effect.fn("MemoryMeetingStore.list")(function*(workspaceId, filter, order, page) {
+      list: Effect.fnUntraced(function*(workspaceId, filter, order, page) {
         const state = yield* memory.read
         const keep = matches(filter)
         const meetings: Array<Meeting> = []
@@ -108,7 +108,7 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         return Pagination.sliceOf(meetings.sort(orders[order]), page)
       }),
 
-      addParticipants: Effect.fn("MemoryMeetingStore.addParticipants")(function*(rows) {
+      addParticipants: Effect.fnUntraced(function*(rows) {
         return yield* memory.modify((state) => {
           let next = state
           const stored = rows.map((row) => {
@@ -126,20 +126,20 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         })
       }),
 
-      listParticipants: Effect.fn("MemoryMeetingStore.listParticipants")(function*(workspaceId, meetingId) {
+      listParticipants: Effect.fnUntraced(function*(workspaceId, meetingId) {
         return Option.match(yield* entry(workspaceId, meetingId), {
           onNone: () => [],
           onSome: (entry) => [...entry.participants].sort(oldestFirst)
         })
       }),
 
-      findParticipant: Effect.fn("MemoryMeetingStore.findParticipant")(function*(workspaceId, meetingId, userId) {
+      findParticipant: Effect.fnUntraced(function*(workspaceId, meetingId, userId) {
         return (yield* entry(workspaceId, meetingId)).pipe(
           Option.flatMap((entry) => Option.fromNullable(entry.participants.find((p) => p.user_id === userId)))
         )
       }),
 
-      updateParticipant: Effect.fn("MemoryMeetingStore.updateParticipant")(function*(row) {
+      updateParticipant: Effect.fnUntraced(function*(row) {
         yield* memory.modify((state) => [
           undefined,
           mapEntry(state, row.workspace_id, row.meeting_id, (entry) => ({
@@ -149,7 +149,7 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      removeParticipant: Effect.fn("MemoryMeetingStore.removeParticipant")(function*(workspaceId, participantId) {
+      removeParticipant: Effect.fnUntraced(function*(workspaceId, participantId) {
         return yield* memory.modify((state) => {
           const holder = HashMap.findFirst(
             rowsOf(state.meetings, workspaceId),
@@ -167,7 +167,7 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         })
       }),
 
-      appendTranscript: Effect.fn("MemoryMeetingStore.appendTranscript")(function*(workspaceId, segments) {
+      appendTranscript: Effect.fnUntraced(function*(workspaceId, segments) {
         yield* memory.modify((state) => [
           undefined,
           segments.reduce(
@@ -181,7 +181,7 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      transcript: Effect.fn("MemoryMeetingStore.transcript")(function*(workspaceId, meetingId) {
+      transcript: Effect.fnUntraced(function*(workspaceId, meetingId) {
         return Option.match(yield* entry(workspaceId, meetingId), {
           onNone: () => [],
           // Array.prototype.sort is stable, so equal offsets keep their insertion order.

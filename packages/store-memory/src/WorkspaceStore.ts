@@ -10,14 +10,14 @@ export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     return WorkspaceStore.of({
-      insert: Effect.fn("MemoryWorkspaceStore.insert")(function*(workspace) {
+      insert: Effect.fnUntraced(function*(workspace) {
         yield* memory.modify((state) => [
           undefined,
           { ...state, workspaces: HashMap.set(state.workspaces, workspace.id, workspace) }
         ])
       }),
 
-      update: Effect.fn("MemoryWorkspaceStore.update")(function*(workspace) {
+      update: Effect.fnUntraced(function*(workspace) {
         yield* memory.modify((state) => [
           undefined,
           HashMap.has(state.workspaces, workspace.id)
@@ -26,12 +26,12 @@ export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
         ])
       }),
 
-      get: Effect.fn("MemoryWorkspaceStore.get")(function*(id) {
+      get: Effect.fnUntraced(function*(id) {
         const state = yield* memory.read
         return HashMap.get(state.workspaces, id)
       }),
 
-      consume: Effect.fn("MemoryWorkspaceStore.consume")(function*({ counter, limit, period, workspaceId }) {
+      consume: Effect.fnUntraced(function*({ counter, limit, period, workspaceId }) {
         const key = usageKey(workspaceId, counter, period)
         return yield* memory.modify((state) => {
           const used = Option.getOrElse(HashMap.get(state.usage, key), () => 0)

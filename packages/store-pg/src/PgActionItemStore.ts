@@ -42,16 +42,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ActionItemStore>, ne
     })
 
     return ActionItemStore.of({
-      insert: Effect.fn("PgActionItemStore.insert")((item) => orDie(insertRow(item))),
-      update: Effect.fn("PgActionItemStore.update")((item) => orDie(updateRow(item))),
-      get: Effect.fn("PgActionItemStore.get")((workspaceId, id) => orDie(findById({ workspaceId, id }))),
-      delete: Effect.fn("PgActionItemStore.delete")(function*(workspaceId, id) {
+      insert: (item) => orDie(insertRow(item)),
+      update: (item) => orDie(updateRow(item)),
+      get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
+      delete: Effect.fnUntraced(function*(workspaceId, id) {
         const rows = yield* orDie(
           sql`DELETE FROM action_items WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`
         )
         return rows.length > 0
       }),
-      list: Effect.fn("PgActionItemStore.list")((workspaceId, filter, request) => {
+      list: (workspaceId, filter, request) => {
         const conditions = [
           sql`i.workspace_id = ${workspaceId}`,
           ...(filter.meetingId === undefined ? [] : [sql`i.meeting_id = ${filter.meetingId}`]),
@@ -67,7 +67,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ActionItemStore>, ne
           order: sql.literal("i.created_at DESC, i.id DESC"),
           page: request
         }))
-      })
+      }
     })
   }
 )

@@ -61,16 +61,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
   })
 
   return AgendaItemStore.of({
-    insert: Effect.fn("PgAgendaItemStore.insert")((row) => orDie(insertRow(row))),
-    update: Effect.fn("PgAgendaItemStore.update")((row) => orDie(updateRow(row))),
-    get: Effect.fn("PgAgendaItemStore.get")((workspaceId, id) => orDie(findById({ workspaceId, id }))),
+    insert: (row) => orDie(insertRow(row)),
+    update: (row) => orDie(updateRow(row)),
+    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
     // Talking points go with the item (ON DELETE CASCADE); action items keep existing with agenda_item_id
     // null (ON DELETE SET NULL).
-    delete: Effect.fn("PgAgendaItemStore.delete")(function*(workspaceId, id) {
+    delete: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM agenda_items WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
-    list: Effect.fn("PgAgendaItemStore.list")((workspaceId, filter, request) => {
+    list: (workspaceId, filter, request) => {
       const conditions = [
         sql`a.workspace_id = ${workspaceId}`,
         ...(filter.meetingId === undefined ? [] : [sql`a.meeting_id = ${filter.meetingId}`]),
@@ -85,18 +85,18 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
         order: sql.literal("a.sequence ASC, a.created_at ASC, a.id ASC"),
         page: request
       }))
-    }),
-    lastSequence: Effect.fn("PgAgendaItemStore.lastSequence")((workspaceId, meetingId) =>
+    },
+    lastSequence: (workspaceId, meetingId) =>
       orDie(findLastSequence({ workspaceId, meetingId })).pipe(
         Effect.map(Option.map(({ sequence }) => sequence))
       )
-    ),
-    talkingPoints: Effect.fn("PgAgendaItemStore.talkingPoints")(function*(itemIds, subject) {
+    ,
+    talkingPoints: Effect.fnUntraced(function*(itemIds, subject) {
       if (itemIds.length === 0) return new Map()
       const rows = yield* orDie(findTalkingPoints({ itemIds, subject }))
       return new Map(rows.filter(({ points }) => points.length > 0).map(({ agenda_item_id, points }) => [agenda_item_id, points]))
     }),
-    setTalkingPoints: Effect.fn("PgAgendaItemStore.setTalkingPoints")((itemId, subject, points) =>
+    setTalkingPoints: (itemId, subject, points) =>
       orDie(
         points.length === 0
           ? sql`DELETE FROM talking_points WHERE agenda_item_id = ${itemId} AND subject = ${subject}`
@@ -104,7 +104,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
                 VALUES (${itemId}, ${subject}, ${points}::text[])
                 ON CONFLICT (agenda_item_id, subject) DO UPDATE SET points = EXCLUDED.points`
       ).pipe(Effect.asVoid)
-    )
+    
   })
 })
 

@@ -40,11 +40,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
   })
 
   return CredentialStore.of({
-    insert: Effect.fn("PgCredentialStore.insert")((credential) => uniqueWrite(sql, insertRow(credential))),
-    findByHash: Effect.fn("PgCredentialStore.findByHash")((tokenHash) => orDie(findByHash(tokenHash))),
-    get: Effect.fn("PgCredentialStore.get")((workspaceId, id) => orDie(findById({ workspaceId, id }))),
-    listByUser: Effect.fn("PgCredentialStore.listByUser")((userId) => orDie(findByUser(userId))),
-    revoke: Effect.fn("PgCredentialStore.revoke")(function*(id, at) {
+    insert: (credential) => uniqueWrite(sql, insertRow(credential)),
+    findByHash: (tokenHash) => orDie(findByHash(tokenHash)),
+    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
+    listByUser: (userId) => orDie(findByUser(userId)),
+    revoke: Effect.fnUntraced(function*(id, at) {
       const rows = yield* orDie(sql`
         UPDATE credentials SET revoked_at = ${DateTime.toDateUtc(at)}
         WHERE id = ${id} AND revoked_at IS NULL

@@ -65,7 +65,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore>, n
         sql`SELECT * FROM idempotency_records WHERE scope = ${scope} AND key = ${key} AND expires_at > ${now}`
     })
 
-    const begin = Effect.fn("PgIdempotencyStore.begin")(function*(pending: IdempotencyRecord, now: DateTime.Utc) {
+    const begin = Effect.fnUntraced(function*(pending: IdempotencyRecord, now: DateTime.Utc) {
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         const claimed = yield* orDie(claim({ pending, now }))
         if (claimed.length > 0) return { _tag: "Started" } as const
@@ -78,20 +78,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore>, n
 
     return IdempotencyStore.of({
       begin,
-      complete: Effect.fn("PgIdempotencyStore.complete")((pending, response, expiresAt) =>
+      complete: (pending, response, expiresAt) =>
         orDie(sql`
           UPDATE idempotency_records
           SET response_status = ${response.status}, response_body = ${response.body}, expires_at = ${date(expiresAt)}
           WHERE scope = ${pending.scope} AND key = ${pending.key} AND created_at = ${date(pending.created_at)}
             AND response_status IS NULL`).pipe(Effect.asVoid)
-      ),
-      release: Effect.fn("PgIdempotencyStore.release")((pending) =>
+      ,
+      release: (pending) =>
         orDie(sql`
           DELETE FROM idempotency_records
           WHERE scope = ${pending.scope} AND key = ${pending.key} AND created_at = ${date(pending.created_at)}
             AND response_status IS NULL`).pipe(Effect.asVoid)
-      ),
-      purgeExpired: Effect.fn("PgIdempotencyStore.purgeExpired")(function*(now) {
+      ,
+      purgeExpired: Effect.fnUntraced(function*(now) {
         const rows = yield* orDie(sql<{ readonly purged: number }>`
           WITH purged AS (DELETE FROM idempotency_records WHERE expires_at <= ${date(now)} RETURNING 1)
           SELECT count(*)::int AS purged FROM purged`)

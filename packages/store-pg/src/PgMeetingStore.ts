@@ -108,15 +108,15 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
   })
 
   return MeetingStore.of({
-    insert: Effect.fn("PgMeetingStore.insert")((meeting) => orDie(insertRow(meeting))),
-    update: Effect.fn("PgMeetingStore.update")((meeting) => orDie(updateRow(meeting))),
-    get: Effect.fn("PgMeetingStore.get")((workspaceId, id) => orDie(findById({ workspaceId, id }))),
-    delete: Effect.fn("PgMeetingStore.delete")(function*(workspaceId, id) {
+    insert: (meeting) => orDie(insertRow(meeting)),
+    update: (meeting) => orDie(updateRow(meeting)),
+    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
+    delete: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM meetings WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
 
-    list: Effect.fn("PgMeetingStore.list")((workspaceId, filter, order, request) => {
+    list: (workspaceId, filter, order, request) => {
       const at = (instant: DateTime.Utc) => DateTime.toDateUtc(instant)
       const conditions = [
         sql`m.workspace_id = ${workspaceId}`,
@@ -140,12 +140,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
         order: sql.literal(orders[order]),
         page: request
       }))
-    }),
+    },
 
     // ON CONFLICT DO NOTHING skips a person already on the meeting (the unique indexes on (meeting, user_id)
     // and (meeting, lower(guest_email))), also when a racing transaction just added them; the stored row of
     // each given person is then read back in one statement, in the order given.
-    addParticipants: Effect.fn("PgMeetingStore.addParticipants")(function*(rows) {
+    addParticipants: Effect.fnUntraced(function*(rows) {
       if (rows.length === 0) return []
       const encoded = yield* orDie(encodeParticipants(rows))
       const people = JSON.stringify(rows.map((row) => ({
@@ -176,19 +176,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
       }
       return yield* orDie(decodeParticipants(stored))
     }),
-    listParticipants: Effect.fn("PgMeetingStore.listParticipants")((workspaceId, meetingId) =>
+    listParticipants: (workspaceId, meetingId) =>
       orDie(findParticipants({ workspaceId, id: meetingId }))
-    ),
-    findParticipant: Effect.fn("PgMeetingStore.findParticipant")((workspaceId, meetingId, userId) =>
+    ,
+    findParticipant: (workspaceId, meetingId, userId) =>
       orDie(findParticipant({ workspaceId, meetingId, userId }))
-    ),
-    updateParticipant: Effect.fn("PgMeetingStore.updateParticipant")((row) => orDie(updateParticipant(row))),
-    removeParticipant: Effect.fn("PgMeetingStore.removeParticipant")(function*(workspaceId, id) {
+    ,
+    updateParticipant: (row) => orDie(updateParticipant(row)),
+    removeParticipant: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM participants WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
 
-    appendTranscript: Effect.fn("PgMeetingStore.appendTranscript")(function*(workspaceId, segments) {
+    appendTranscript: Effect.fnUntraced(function*(workspaceId, segments) {
       if (segments.length === 0) return
       const encoded = yield* orDie(encodeSegments(segments))
       // One multi-row INSERT: atomic, and the identity column numbers the rows in the order given.
@@ -196,9 +196,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
         sql.insert(encoded.map((segment) => ({ workspace_id: workspaceId, ...segment })))
       }`)
     }),
-    transcript: Effect.fn("PgMeetingStore.transcript")((workspaceId, meetingId) =>
+    transcript: (workspaceId, meetingId) =>
       orDie(findTranscript({ workspaceId, id: meetingId }))
-    )
+    
   })
 })
 

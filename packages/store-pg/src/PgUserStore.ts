@@ -35,12 +35,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, S
   })
 
   return UserStore.of({
-    insert: Effect.fn("PgUserStore.insert")((user) => uniqueWrite(sql, insertRow(user))),
-    get: Effect.fn("PgUserStore.get")((id) => orDie(findById(id))),
-    getMany: Effect.fn("PgUserStore.getMany")((workspaceId, ids) =>
+    insert: (user) => uniqueWrite(sql, insertRow(user)),
+    get: (id) => orDie(findById(id)),
+    getMany: (workspaceId, ids) =>
       ids.length === 0 ? Effect.succeed([]) : orDie(findMany({ workspaceId, ids }))
-    ),
-    findByEmail: Effect.fn("PgUserStore.findByEmail")((email) => orDie(findByEmail(email.trim())))
+    ,
+    findByEmail: (email) => orDie(findByEmail(email.trim()))
   })
 })
 

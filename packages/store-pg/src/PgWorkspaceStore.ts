@@ -29,12 +29,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WorkspaceStore>, nev
   })
 
   return WorkspaceStore.of({
-    insert: Effect.fn("PgWorkspaceStore.insert")((workspace) => orDie(insertRow(workspace))),
-    update: Effect.fn("PgWorkspaceStore.update")((workspace) => orDie(updateRow(workspace))),
-    get: Effect.fn("PgWorkspaceStore.get")((id) => orDie(findById(id))),
+    insert: (workspace) => orDie(insertRow(workspace)),
+    update: (workspace) => orDie(updateRow(workspace)),
+    get: (id) => orDie(findById(id)),
     // One statement: the row lock of the upsert serialises racing callers, and the conditional update (or the
     // guarded insert, for a limit below one) never takes a unit past `limit`.
-    consume: Effect.fn("PgWorkspaceStore.consume")(function*({ counter, limit, period, workspaceId }) {
+    consume: Effect.fnUntraced(function*({ counter, limit, period, workspaceId }) {
       const rows = yield* orDie(sql`
         INSERT INTO workspace_usage (workspace_id, counter, period, used)
         SELECT ${workspaceId}::uuid, ${counter}::text, ${period}::text, 1
