@@ -35,6 +35,24 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* store.get(ws.id, noScopes.id)).toEqual(Option.some(noScopes))
       }))
 
+    it.effect("findByHashWithOwner answers the credential with its owner's current row, or no owner", () =>
+      Effect.gen(function*() {
+        const store = yield* CredentialStore
+        const ws = yield* seedWorkspace()
+        const owner = yield* seedUser(ws.id)
+        const token = credential(ws.id, { user_id: owner.id, kind: "short_lived", scopes: ["meetings:read"] })
+        const apiKey = credential(ws.id, { kind: "api_key", scopes: ["workspace:read"] })
+        yield* store.insert(token)
+        yield* store.insert(apiKey)
+        expect(yield* store.findByHashWithOwner(token.token_hash)).toEqual(
+          Option.some({ credential: token, owner: Option.some(owner) })
+        )
+        expect(yield* store.findByHashWithOwner(apiKey.token_hash)).toEqual(
+          Option.some({ credential: apiKey, owner: Option.none() })
+        )
+        expect(Option.isNone(yield* store.findByHashWithOwner(credential(ws.id).token_hash))).toBe(true)
+      }))
+
     it.effect("get is scoped by workspace; unknown hashes and ids answer none", () =>
       Effect.gen(function*() {
         const store = yield* CredentialStore

@@ -68,6 +68,17 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
         return HashMap.get(state.tokenHashes, tokenHash).pipe(Option.flatMap((id) => HashMap.get(state.credentials, id)))
       }),
 
+      findByHashWithOwner: Effect.fnUntraced(function*(tokenHash) {
+        const state = yield* memory.read
+        return HashMap.get(state.tokenHashes, tokenHash).pipe(
+          Option.flatMap((id) => HashMap.get(state.credentials, id)),
+          Option.map((credential) => ({
+            credential,
+            owner: credential.user_id === null ? Option.none() : HashMap.get(state.users, credential.user_id)
+          }))
+        )
+      }),
+
       get: Effect.fnUntraced(function*(workspaceId, id) {
         const state = yield* memory.read
         return HashMap.get(state.credentials, id).pipe(Option.filter((credential) => credential.workspace_id === workspaceId))

@@ -1,8 +1,9 @@
 /** CredentialStore on PostgreSQL: the `credentials` table, token_hash unique. */
 import { Credential, CredentialId, CredentialStore, UserId, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type Context, DateTime, Effect, Layer, Schema } from "effect"
+import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, uniqueWrite } from "./internal/sql.js"
+import { UserRecord } from "./PgUserStore.js"
 
 /** A `credentials` row, decoded to (and encoded from) a `Credential`. */
 export const CredentialRecord = Schema.transform(
@@ -28,6 +29,27 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
     Result: CredentialRecord,
     execute: (tokenHash) => sql`SELECT * FROM credentials WHERE token_hash = ${tokenHash}`
   })
+  // The credential and its owner in one round trip; the owner's columns come back prefixed with owner_.
+  const ownerColumns = ["id", "workspace_id", "email", "name", "role", "password_hash", "created_at", "updated_at"]
+  const decodeWithOwner = Schema.decodeUnknown(
+    Schema.Struct({ credential: CredentialRecord, owner: Schema.OptionFromNullOr(UserRecord) })
+  )
+  const findWithOwner = (tokenHash: string) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<Record<string, unknown>>`
+        SELECT c.*, ${sql.literal(ownerColumns.map((column) => `u.${column} AS owner_${column}`).join(", "))}
+        FROM credentials c LEFT JOIN users u ON u.id = c.user_id
+        WHERE c.token_hash = ${tokenHash}`
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      const credential: Record<string, unknown> = {}
+      const owner: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(row)) {
+        if (key.startsWith("owner_")) owner[key.slice(6)] = value
+        else credential[key] = value
+      }
+      return Option.some(yield* decodeWithOwner({ credential, owner: owner.id === null ? null : owner }))
+    })
   const findById = SqlSchema.findOne({
     Request: Schema.Struct({ workspaceId: WorkspaceId, id: CredentialId }),
     Result: CredentialRecord,
@@ -42,6 +64,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
   return CredentialStore.of({
     insert: (credential) => uniqueWrite(sql, insertRow(credential)),
     findByHash: (tokenHash) => orDie(findByHash(tokenHash)),
+    findByHashWithOwner: (tokenHash) => orDie(findWithOwner(tokenHash)),
     get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
     listByUser: (userId) => orDie(findByUser(userId)),
     revoke: Effect.fnUntraced(function*(id, at) {

@@ -10,7 +10,7 @@ import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { type CredentialKind, grantsOf, Principal, Scope, Scopes, tokenPrefix } from "./Identity.js"
-import { CredentialStore, UserStore } from "./IdentityStore.js"
+import { CredentialStore } from "./IdentityStore.js"
 
 /** Kinds that are accepted as a bearer credential on resource endpoints (a refresh token is not). */
 const bearerKinds: ReadonlyArray<CredentialKind> = ["access_token", "personal_access_token", "short_lived", "api_key"]
@@ -35,7 +35,6 @@ const unauthenticated = (reason: Unauthenticated["reason"], message: string) =>
 
 const make = Effect.gen(function*() {
   const credentials = yield* CredentialStore
-  const users = yield* UserStore
   const crypto = yield* Crypto
 
   const authenticate = Effect.fn("Authentication.authenticate")(function*(presented: Redacted.Redacted<string>) {
@@ -44,11 +43,14 @@ const make = Effect.gen(function*() {
     const kind = kindOf(token)
     if (kind === undefined) return yield* unauthenticated("malformed", "the bearer token is malformed")
     const hash = yield* crypto.sha256(token)
-    const found = yield* credentials.findByHash(hash)
-    if (Option.isNone(found) || !crypto.timingSafeEqual(found.value.token_hash, hash) || found.value.kind !== kind) {
+    const found = yield* credentials.findByHashWithOwner(hash)
+    if (
+      Option.isNone(found) || !crypto.timingSafeEqual(found.value.credential.token_hash, hash) ||
+      found.value.credential.kind !== kind
+    ) {
       return yield* unauthenticated("unknown", "the bearer token is not valid")
     }
-    const credential = found.value
+    const { credential, owner: user } = found.value
     if (credential.revoked_at !== null) return yield* unauthenticated("revoked", "the bearer token was revoked")
     const at = yield* now
     if (credential.expires_at !== null && DateTime.lessThanOrEqualTo(credential.expires_at, at)) {
@@ -66,7 +68,6 @@ const make = Effect.gen(function*() {
         expires_at: credential.expires_at
       }, trusted)
     }
-    const user = yield* users.get(credential.user_id)
     if (Option.isNone(user) || user.value.workspace_id !== credential.workspace_id) {
       return yield* unauthenticated("revoked", "the bearer token's user no longer exists")
     }
@@ -103,7 +104,7 @@ export class Authentication extends Context.Tag("@convene/core/Authentication")<
   Authentication,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer: Layer.Layer<Authentication, never, CredentialStore | UserStore | Crypto> = Layer.effect(
+  static readonly layer: Layer.Layer<Authentication, never, CredentialStore | Crypto> = Layer.effect(
     Authentication,
     make
   )

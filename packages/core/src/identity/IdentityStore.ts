@@ -20,6 +20,13 @@ export class UserStore extends Context.Tag("@convene/core/UserStore")<UserStore,
 export class CredentialStore extends Context.Tag("@convene/core/CredentialStore")<CredentialStore, {
   readonly insert: (credential: Credential) => Effect.Effect<void, DuplicateKey>
   readonly findByHash: (tokenHash: string) => Effect.Effect<Option.Option<Credential>>
+  /**
+   * The credential with that hash together with its owner (the user row its user_id names, if that user
+   * still exists), read in one go: this runs on every authenticated request.
+   */
+  readonly findByHashWithOwner: (
+    tokenHash: string
+  ) => Effect.Effect<Option.Option<{ readonly credential: Credential; readonly owner: Option.Option<User> }>>
   readonly get: (workspaceId: WorkspaceId, id: CredentialId) => Effect.Effect<Option.Option<Credential>>
   /** Credentials of `userId`, newest first (revoked ones included; callers filter). */
   readonly listByUser: (userId: UserId) => Effect.Effect<ReadonlyArray<Credential>>
