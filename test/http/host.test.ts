@@ -69,6 +69,15 @@ describe("failure envelope", () => {
     expect(meetings.body.total).toBe(0)
   })
 
+  it("answers a body over 1 MiB with 413 payload_too_large, and creates nothing", async () => {
+    const { api } = await member(server.url)
+    const big = JSON.stringify({ title: "x", description: "y".repeat(1024 * 1024) })
+    expectError(await api.post("/v1/meetings", big), 413, "payload_too_large")
+    const fits = await api.post("/v1/meetings", JSON.stringify({ title: "x".repeat(500) }))
+    expect(fits.status).toBe(201)
+    expect((await api.get("/v1/meetings")).body.total).toBe(1)
+  })
+
   it("answers a validation failure with 400 validation_error naming the field", async () => {
     const { api } = await member(server.url)
     expectValidation(await api.post("/v1/meetings", {}), "title")

@@ -2,7 +2,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
-import { BadRequest, ValidationFailed } from "./Errors.js"
+import { BadRequest, PayloadTooLarge, ValidationFailed } from "./Errors.js"
 import { IdentityApi } from "./Identity.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { MeetingsApi } from "./Meetings.js"
@@ -17,6 +17,7 @@ export class Api extends HttpApi.make("convene")
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)
+  .addError(PayloadTooLarge)
   .annotate(OpenApi.Title, "Convene: Meeting Workspace API")
   .annotate(OpenApi.Version, "1.1.0")
   .annotate(OpenApi.Description, OpenApiDoc.description)

@@ -177,3 +177,16 @@ export const BadRequest = wire(
   plain(() => "bad_request"),
   (b) => new MalformedBody({ message: b.error })
 )
+
+/** The body is larger than the server accepts (1 MiB). */
+export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLarge", {
+  message: Schema.String
+}) {}
+
+export const PayloadTooLarge = wire(
+  BodyTooLarge,
+  Envelope("PayloadTooLarge", ["payload_too_large"], "the request body is larger than 1 MiB"),
+  413,
+  plain(() => "payload_too_large"),
+  (b) => new BodyTooLarge({ message: b.error })
+)

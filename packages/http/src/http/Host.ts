@@ -8,6 +8,7 @@ import {
   HttpApiBuilder,
   HttpApiError,
   HttpApp,
+  HttpIncomingMessage,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse
@@ -16,9 +17,12 @@ import { ValidationError } from "@convene/core"
 import { Cause, Chunk, Effect, FiberRef, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { Api } from "../api/Api.js"
-import { envelope, MalformedBody } from "../api/Errors.js"
+import { BodyTooLarge, envelope, MalformedBody } from "../api/Errors.js"
 import { CurrentRequestId } from "../api/RequestId.js"
 import type { HostConfig } from "../Config.js"
+
+/** The largest request body read (1 MiB); a larger one is 413 payload_too_large. */
+export const maxBodyBytes = 1024 * 1024
 
 const describeIssues = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
   const issue = error.issues[0]
@@ -96,15 +100,21 @@ export const ApiMiddlewareLive = (config: HostConfig) => {
           return notFoundOrNotAllowed(routes, yield* HttpServerRequest.HttpServerRequest, requestId)
         }
         if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
-        if (Chunk.some(Cause.defects(cause), isRequestError)) {
-          return yield* Effect.fail(new MalformedBody({ message: "the request body could not be read as JSON" }))
+        const unreadable = Chunk.findFirst(Cause.defects(cause), isRequestError)
+        if (Option.isSome(unreadable)) {
+          const tooLarge = String((unreadable.value as { cause?: unknown }).cause).includes("maxBytes exceeded")
+          return yield* Effect.fail(
+            tooLarge
+              ? new BodyTooLarge({ message: `the request body is larger than ${maxBodyBytes} bytes` })
+              : new MalformedBody({ message: "the request body could not be read as JSON" })
+          )
         }
         yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
         return json(500, envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId))
       })
     )
     // The builder types the app as failing with the API's errors only; decode errors are among them at run time.
-  ) as HttpApp.Default<ValidationError | MalformedBody>)
+  ) as HttpApp.Default<ValidationError | MalformedBody | BodyTooLarge>)
 }
 
 /**
@@ -118,5 +128,15 @@ export const hostMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defaul
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
     )
-    return yield* app
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // A declared length over the limit is refused before reading a byte (a body that grows past it while
+    // being read fails the read instead, see BodyTooLarge above).
+    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) {
+      return json(
+        413,
+        envelope("payload_too_large", `the request body is larger than ${maxBodyBytes} bytes`, requestId),
+        { connection: "close", "x-request-id": requestId }
+      )
+    }
+    return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
   })
