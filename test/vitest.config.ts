@@ -11,6 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The JSON report lets .ci/run print the plain "N passed, N failed" closing line.
+    reporters: ["default", "json"],
+    outputFile: { json: "node_modules/.cache/vitest-report.json" },
     projects: [
       {
         extends: true,
