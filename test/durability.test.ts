@@ -98,12 +98,12 @@ describe("durability: SIGKILL mid-load loses nothing that was answered", () => {
   it("on the embedded store (PGlite)", async () => {
     const dataDir = await inScope(pgliteDataDir)
     await killAndCheck({ CONVENE_DATA_DIR: dataDir })
-  }, 120_000)
+  }, 300_000)
 
   it("on the PostgreSQL server", async () => {
     const url = await inScope(serverDatabase)
     await killAndCheck({ DATABASE_URL: Redacted.value(url) })
-  }, 120_000)
+  }, 300_000)
 })
 
 describe("scale-out: two server processes on one PostgreSQL server", () => {
@@ -133,5 +133,5 @@ describe("scale-out: two server processes on one PostgreSQL server", () => {
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }
-  }, 120_000)
+  }, 300_000)
 })

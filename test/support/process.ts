@@ -50,12 +50,12 @@ export const startServerProcess = async (env: Record<string, string>): Promise<S
   child.stderr!.on("data", (chunk) => (output += chunk))
   const exited = once(child, "exit")
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + 120_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`)
     if (Date.now() > deadline) {
       child.kill("SIGKILL")
-      throw new Error(`the server did not become healthy within 60 s:\n${output}`)
+      throw new Error(`the server did not become healthy within 120 s:\n${output}`)
     }
     const healthy = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false)
     if (healthy) break
