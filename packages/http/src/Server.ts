@@ -52,6 +52,16 @@ export const ApiLive = (config: HostConfig) =>
 
 /** The HTTP server serving the API, its OpenAPI document and docs; needs the core services and the Crypto port. */
 export const HttpLive = (config: HostConfig) =>
+  ServeLive(config).pipe(
+    HttpServer.withLogAddress,
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )
+
+/**
+ * The API served on whatever HttpServer is provided: Node's (HttpLive) or NodeHttpServer.layerTest (for
+ * in-process tests with HttpApiClient).
+ */
+export const ServeLive = (config: HostConfig) =>
   HttpApiBuilder.serve((app) => {
     const served = hostMiddleware(app)
     return config.accessLog ? HttpMiddleware.logger(served) : served
@@ -61,8 +71,6 @@ export const HttpLive = (config: HostConfig) =>
     Layer.provide(ApiMiddlewareLive(config)),
     Layer.provide(ApiLive(config)),
     Layer.provide(IdempotencySweeper),
-    HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
     // Spans cost per request even with no exporter (docs/benchmarks.md measures it): off unless asked for.
     HttpMiddleware.withTracerDisabledWhen(() => !config.tracing),
     Layer.provide(Layer.setTracerEnabled(config.tracing))
