@@ -71,12 +71,16 @@ const expectedList = (rows: ReadonlyArray<Meeting>, filter: MeetingFilter, order
   const byId = (a: Meeting, b: Meeting) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   const kept = rows.filter((m) => {
     const start = m.start_time?.epochMillis
-    const end = m.end_time?.epochMillis ?? start
+    const end = m.end_time?.epochMillis
     return (filter.titleContains === undefined || m.title.toLowerCase().includes(filter.titleContains.toLowerCase())) &&
       (filter.statuses === undefined || filter.statuses.includes(m.status)) &&
       (filter.startFrom === undefined || (start !== undefined && start >= filter.startFrom.epochMillis)) &&
       (filter.startBefore === undefined || (start !== undefined && start < filter.startBefore.epochMillis)) &&
-      (filter.notOverAt === undefined || (end !== undefined && end >= filter.notOverAt.epochMillis))
+      (filter.notOverAt === undefined ||
+        (start !== undefined &&
+          (end !== undefined
+            ? end >= filter.notOverAt.epochMillis
+            : m.status === "in_progress" || start >= filter.notOverAt.epochMillis)))
   })
   return kept.sort((a, b) =>
     order === "created_desc"
@@ -285,8 +289,9 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* titles({ startBefore: T0 })).toEqual(["Ends now", "Retro", "planning poker"])
         expect(yield* titles({ startFrom: minutes(-60), startBefore: minutes(60) }))
           .toEqual(["Ends now", "Starts now", "planning poker"])
-        expect(yield* titles({ notOverAt: T0 })).toEqual(["500 items", "Ends now", "Quarterly Planning", "Starts now"])
-        expect(yield* titles({ notOverAt: minutes(61) })).toEqual(["500 items", "Quarterly Planning"])
+        expect(yield* titles({ notOverAt: T0 }))
+          .toEqual(["500 items", "Ends now", "Quarterly Planning", "Starts now", "planning poker"])
+        expect(yield* titles({ notOverAt: minutes(61) })).toEqual(["500 items", "Quarterly Planning", "planning poker"])
         expect(yield* titles({ visibleTo: member.id })).toEqual(["Quarterly Planning", "Retro"])
         expect(yield* titles({ visibleTo: UserId.make(uuid()) })).toEqual([])
         expect(yield* titles({ titleContains: "plan", statuses: ["scheduled"] })).toEqual(["Quarterly Planning"])

@@ -287,6 +287,8 @@ describe("GET /v1/meetings/upcoming", () => {
     const soon = await createMeeting(api, { title: "soon", start_time: inHours(2) })
     const running = await createMeeting(api, { title: "running", start_time: inHours(-1), end_time: inHours(1) })
     await api.patch(`/v1/meetings/${running.id}`, { status: "in_progress" })
+    // Started now with no end time: running until someone ends it, so it stays listed.
+    const instant = await createMeeting(api, { title: "instant", is_instant: true })
     await createMeeting(api, { title: "past", start_time: inHours(-3), end_time: inHours(-2) })
     await createMeeting(api, { title: "past, no end", start_time: inHours(-5) })
     await createMeeting(api, { title: "no time" })
@@ -296,10 +298,10 @@ describe("GET /v1/meetings/upcoming", () => {
     await api.patch(`/v1/meetings/${ended.id}`, { status: "ended" })
 
     const upcoming = await api.get("/v1/meetings/upcoming")
-    expectList(upcoming, { total: 3 })
-    expect(ids(upcoming)).toEqual([running.id, soon.id, later.id])
-    expect(upcoming.body.items[1].status).toBe("scheduled")
-    expect(upcoming.body.items[0].status).toBe("in_progress")
+    expectList(upcoming, { total: 4 })
+    expect(ids(upcoming)).toEqual([running.id, instant.id, soon.id, later.id])
+    expect(upcoming.body.items.map((m: { status: string }) => m.status))
+      .toEqual(["in_progress", "in_progress", "scheduled", "scheduled"])
   })
 })
 

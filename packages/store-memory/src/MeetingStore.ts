@@ -23,6 +23,11 @@ const orders: Record<MeetingOrder, Compare<Meeting>> = {
   start_asc: (a, b) => startTime(a, b) || oldestFirst(a, b)
 }
 
+const notOver = (meeting: Meeting, start: DateTime.Utc, at: DateTime.Utc): boolean =>
+  meeting.end_time !== null
+    ? DateTime.greaterThanOrEqualTo(meeting.end_time, at)
+    : meeting.status === "in_progress" || DateTime.greaterThanOrEqualTo(start, at)
+
 const matches = (filter: MeetingFilter) => {
   const title = filter.titleContains?.toLowerCase()
   return ({ meeting, participants }: MeetingEntry): boolean => {
@@ -32,8 +37,7 @@ const matches = (filter: MeetingFilter) => {
       (filter.statuses === undefined || filter.statuses.includes(meeting.status)) &&
       (filter.startFrom === undefined || (start !== null && DateTime.greaterThanOrEqualTo(start, filter.startFrom))) &&
       (filter.startBefore === undefined || (start !== null && DateTime.lessThan(start, filter.startBefore))) &&
-      (filter.notOverAt === undefined ||
-        (start !== null && DateTime.greaterThanOrEqualTo(meeting.end_time ?? start, filter.notOverAt)))
+      (filter.notOverAt === undefined || (start !== null && notOver(meeting, start, filter.notOverAt)))
   }
 }
 

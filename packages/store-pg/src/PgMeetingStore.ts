@@ -130,7 +130,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
         ...(filter.startFrom === undefined ? [] : [sql`m.start_time >= ${at(filter.startFrom)}`]),
         ...(filter.startBefore === undefined ? [] : [sql`m.start_time < ${at(filter.startBefore)}`]),
         ...(filter.notOverAt === undefined ? [] : [
-          sql`m.start_time IS NOT NULL AND coalesce(m.end_time, m.start_time) >= ${at(filter.notOverAt)}`
+          sql`m.start_time IS NOT NULL AND (m.end_time >= ${at(filter.notOverAt)} OR (m.end_time IS NULL AND (m.status = 'in_progress' OR m.start_time >= ${at(filter.notOverAt)})))`
         ])
       ]
       return orDie(page(sql, {

@@ -14,7 +14,10 @@ export interface MeetingFilter {
   readonly startFrom?: DateTime.Utc | undefined
   /** start_time < this (meetings without a start time are excluded when set). */
   readonly startBefore?: DateTime.Utc | undefined
-  /** Meetings still running or ahead at this instant: coalesce(end_time, start_time) >= it; excludes meetings without a start time. */
+  /**
+   * Meetings not over at this instant: with an end time, end_time >= it; without one, in progress or
+   * starting at or after it. Meetings without a start time are excluded.
+   */
   readonly notOverAt?: DateTime.Utc | undefined
 }
 

@@ -76,7 +76,8 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addSuccess(MeetingList)
       .annotate(
         OpenApi.Description,
-        "Scheduled or running meetings that are not over yet (end time, or else start time, now or later), soonest first. Scope meetings:read."
+        "Scheduled or running meetings that are not over: with an end time, ending now or later; without one, running or " +
+          "starting now or later. Soonest first; meetings without a start time are not listed. Scope meetings:read."
       )
   )
   .add(
