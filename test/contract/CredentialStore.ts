@@ -7,7 +7,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
   addEqualityTesters()
 
   layer(storeLayer)(`CredentialStore (${name})`, (it) => {
-    it.effect("insert then get and findByHash answer every field", () =>
+    it.effect("insert then get and findByHashWithOwner answer every field", () =>
       Effect.gen(function*() {
         const store = yield* CredentialStore
         const ws = yield* seedWorkspace()
@@ -29,9 +29,9 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.insert(noScopes)
 
         expect(yield* store.get(ws.id, token.id)).toEqual(Option.some(token))
-        expect(yield* store.findByHash(token.token_hash)).toEqual(Option.some(token))
+        expect(Option.map(yield* store.findByHashWithOwner(token.token_hash), (found) => found.credential)).toEqual(Option.some(token))
         expect(yield* store.get(ws.id, apiKey.id)).toEqual(Option.some(apiKey))
-        expect(yield* store.findByHash(apiKey.token_hash)).toEqual(Option.some(apiKey))
+        expect(Option.map(yield* store.findByHashWithOwner(apiKey.token_hash), (found) => found.credential)).toEqual(Option.some(apiKey))
         expect(yield* store.get(ws.id, noScopes.id)).toEqual(Option.some(noScopes))
       }))
 
@@ -61,7 +61,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const stored = yield* seedCredential(ws.id)
         expect(Option.isNone(yield* store.get(other.id, stored.id))).toBe(true)
         expect(Option.isNone(yield* store.get(ws.id, CredentialId.make(uuid())))).toBe(true)
-        expect(Option.isNone(yield* store.findByHash(credential(ws.id).token_hash))).toBe(true)
+        expect(Option.isNone(yield* store.findByHashWithOwner(credential(ws.id).token_hash))).toBe(true)
       }))
 
     it.effect("token hashes are unique", () =>
@@ -74,7 +74,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const refused = yield* Effect.either(store.insert(clash))
         expect(Either.isLeft(refused) && refused.left._tag).toBe("DuplicateKey")
         expect(Option.isNone(yield* store.get(other.id, clash.id))).toBe(true)
-        expect(yield* store.findByHash(first.token_hash)).toEqual(Option.some(first))
+        expect(Option.map(yield* store.findByHashWithOwner(first.token_hash), (found) => found.credential)).toEqual(Option.some(first))
       }))
 
     it.effect("listByUser answers the user's credentials newest first, revoked ones included", () =>

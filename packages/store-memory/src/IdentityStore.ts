@@ -63,11 +63,6 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
         if (Option.isSome(clash)) return yield* new DuplicateKey({ constraint: clash.value })
       }),
 
-      findByHash: Effect.fnUntraced(function*(tokenHash) {
-        const state = yield* memory.read
-        return HashMap.get(state.tokenHashes, tokenHash).pipe(Option.flatMap((id) => HashMap.get(state.credentials, id)))
-      }),
-
       findByHashWithOwner: Effect.fnUntraced(function*(tokenHash) {
         const state = yield* memory.read
         return HashMap.get(state.tokenHashes, tokenHash).pipe(

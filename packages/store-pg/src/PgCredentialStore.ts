@@ -24,11 +24,6 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
     Request: CredentialRecord,
     execute: (row) => sql`INSERT INTO credentials ${sql.insert(row)}`
   })
-  const findByHash = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: CredentialRecord,
-    execute: (tokenHash) => sql`SELECT * FROM credentials WHERE token_hash = ${tokenHash}`
-  })
   // The credential and its owner in one round trip; the owner's columns come back prefixed with owner_.
   const ownerColumns = ["id", "workspace_id", "email", "name", "role", "password_hash", "created_at", "updated_at"]
   const decodeWithOwner = Schema.decodeUnknown(
@@ -63,7 +58,6 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
 
   return CredentialStore.of({
     insert: (credential) => uniqueWrite(sql, insertRow(credential)),
-    findByHash: (tokenHash) => orDie(findByHash(tokenHash)),
     findByHashWithOwner: (tokenHash) => orDie(findWithOwner(tokenHash)),
     get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
     listByUser: (userId) => orDie(findByUser(userId)),

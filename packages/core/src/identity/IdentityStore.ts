@@ -19,7 +19,6 @@ export class UserStore extends Context.Tag("@convene/core/UserStore")<UserStore,
 /** Port: credentials (tokens and API keys), looked up by the SHA-256 of the presented token. */
 export class CredentialStore extends Context.Tag("@convene/core/CredentialStore")<CredentialStore, {
   readonly insert: (credential: Credential) => Effect.Effect<void, DuplicateKey>
-  readonly findByHash: (tokenHash: string) => Effect.Effect<Option.Option<Credential>>
   /**
    * The credential with that hash together with its owner (the user row its user_id names, if that user
    * still exists), read in one go: this runs on every authenticated request.

@@ -6,6 +6,7 @@ import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effe
 import { Crypto } from "../shared/Crypto.js"
 import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
 import { CredentialId, type UserId, type WorkspaceId } from "../shared/Ids.js"
+import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
 import { Title } from "../shared/Text.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { atLeast, personalAccessTokensFrom } from "../workspaces/Plans.js"
@@ -179,17 +180,18 @@ const make = Effect.gen(function*() {
     return new IssuedApiKey({ id: credential.id, name: input.name, key: token, created_at: at })
   })
 
-  /** The caller's live personal access tokens, newest first. */
-  const listForCaller = Effect.fn("Tokens.listForCaller")(function*(principal: Principal) {
-    if (principal.user_id === null) return []
+  /** A page of the caller's live personal access tokens, newest first. */
+  const listForCaller = Effect.fn("Tokens.listForCaller")(function*(principal: Principal, request: PageRequest) {
+    const page = clamp(request)
+    if (principal.user_id === null) return toList({ items: [], total: 0 }, page)
     const at = yield* now
-    const all = yield* store.listByUser(principal.user_id)
-    return all
+    const live = (yield* store.listByUser(principal.user_id))
       .filter((c) =>
         c.kind === "personal_access_token" && c.revoked_at === null &&
         (c.expires_at === null || DateTime.greaterThan(c.expires_at, at))
       )
       .map((c) => new TokenRecord(c))
+    return toList(sliceOf(live, page), page)
   })
 
   /**

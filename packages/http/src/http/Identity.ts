@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Authentication, Pagination, Tokens } from "@convene/core"
+import { Authentication, Tokens } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
 import { CurrentPrincipal } from "../api/Security.js"
@@ -11,11 +11,7 @@ export const IdentityLive = HttpApiBuilder.group(Api, "identity", (handlers) =>
     return handlers
       .handle("introspect", () => Effect.map(CurrentPrincipal, authentication.introspect))
       .handle("listTokens", ({ urlParams }) =>
-        Effect.gen(function*() {
-          const all = yield* tokens.listForCaller(yield* CurrentPrincipal)
-          const page = Pagination.clamp(urlParams)
-          return Pagination.toList(Pagination.sliceOf(all, page), page)
-        }))
+        Effect.flatMap(CurrentPrincipal, (principal) => tokens.listForCaller(principal, urlParams)))
       .handle("issueToken", ({ payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => tokens.issueForCaller(principal, payload)))
       .handle("deleteToken", ({ path }) =>
