@@ -402,9 +402,12 @@ describe("/v1/user/tokens", () => {
     expect((await key.api.get("/v1/meetings")).status).toBe(200)
   })
 
-  it("answers 402 plan_required for a personal access token on a FREE workspace", async () => {
-    const ws = await workspace(server.url, "FREE")
+  it("answers 402 plan_required for a personal access token on a workspace now on FREE", async () => {
+    // A FREE user holds only short-lived tokens, which may not issue any: the plan gate is met by a
+    // personal access token issued while the workspace was on PRO.
+    const ws = await workspace(server.url, "PRO")
     const user = await ws.addUser()
+    expect((await operator(server.url).patch(`/operator/v1/workspaces/${ws.workspaceId}`, { plan: "FREE" })).status).toBe(200)
     const response = await user.api.post("/v1/user/tokens", { name: "x", scopes: ["meetings:read"], expiry_days: 30 })
     expect(response.status).toBe(402)
     expect(response.body).toEqual({
@@ -416,7 +419,30 @@ describe("/v1/user/tokens", () => {
       message: response.body.error,
       request_id: response.headers.get("x-request-id")
     })
+    expectList(await user.api.get("/v1/user/tokens"), { total: 1 })
+  })
+
+  it("answers 403 insufficient_scope when a short-lived token or an API key tries to issue a token, and mints nothing", async () => {
+    const ws = await workspace(server.url, "FREE")
+    const user = await ws.addUser()
+    const refused = await user.api.post("/v1/user/tokens", { name: "x", scopes: ["meetings:read"], expiry_days: 30 })
+    expectError(refused, 403, "insufficient_scope")
+    expect(refused.body.error).toContain("short-lived token")
     expectList(await user.api.get("/v1/user/tokens"), { total: 0 })
+    const pro = await workspace(server.url, "PRO")
+    const owner = await pro.addUser({ role: "OWNER" })
+    const shortLived = await operator(server.url).post(`/operator/v1/users/${owner.userId}/tokens`, {
+      kind: "short_lived",
+      scopes: ["meetings:read"],
+      expiry_hours: 1
+    })
+    const viaShortLived = await client(server.url, shortLived.body.token).post("/v1/user/tokens", {
+      name: "outlives me",
+      scopes: ["meetings:read"],
+      expiry_days: 365
+    })
+    expectError(viaShortLived, 403, "insufficient_scope")
+    expectList(await owner.api.get("/v1/user/tokens"), { total: 1 })
   })
 
   it("answers 400 for scopes the caller does not hold, a bad expiry or a missing name", async () => {
@@ -435,7 +461,10 @@ describe("/v1/user/tokens", () => {
     const key = await ws.addApiKey()
     const list = await key.api.get("/v1/user/tokens")
     expectList(list, { total: 0 })
-    expectError(await key.api.post("/v1/user/tokens", { name: "x", scopes: ["meetings:read"], expiry_days: 30 }), 404, "not_found")
+    const refused = await key.api.post("/v1/user/tokens", { name: "x", scopes: ["meetings:read"], expiry_days: 30 })
+    expectError(refused, 403, "insufficient_scope")
+    expect(refused.body.error).toContain("workspace API key")
+    expect(refused.body.error).not.toContain(key.id)
   })
 
   it("a MEMBER's operator-issued token never holds workspace scopes", async () => {

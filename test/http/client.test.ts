@@ -3,8 +3,8 @@
  * (NodeHttpServer.layerTest). Successes decode into the domain's records and failures into the domain's
  * errors, through the same wire schemas the server encodes with.
  */
-import { Convene, CreateMeeting, CreateUser, CreateWorkspace, IssueToken, MeetingId } from "@convene/core"
-import { Api, type HostConfig, ServeLive } from "@convene/http"
+import { Convene, CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId } from "@convene/core"
+import { Api, defaultLimits, type HostConfig, ServeLive } from "@convene/http"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -16,9 +16,10 @@ const config: HostConfig = {
   port: 0,
   host: "127.0.0.1",
   baseUrl: "http://127.0.0.1",
-  operatorToken: Option.some(Redacted.make("client-test-operator")),
+  operatorToken: Option.some(Redacted.make("client-test-operator-token-0123456789")),
   accessLog: false,
-  tracing: false
+  tracing: false,
+  limits: defaultLimits
 }
 
 const InProcess = ServeLive(config).pipe(
@@ -35,11 +36,11 @@ describe("HttpApiClient against the contract", () => {
   layer(InProcess)((it) => {
     it.effect("provisions, creates and reads back typed records", () =>
       Effect.gen(function*() {
-        const operator = yield* clientWith("client-test-operator")
+        const operator = yield* clientWith("client-test-operator-token-0123456789")
         const workspace = yield* operator.operator.createWorkspace({ payload: CreateWorkspace.make({ name: "Typed", plan: "PRO" }) })
         const user = yield* operator.operator.createUser({
           path: { id: workspace.id },
-          payload: CreateUser.make({ email: `typed-${crypto.randomUUID()}@example.com`, name: "Ty", role: "MEMBER" })
+          payload: CreateUser.make({ email: Email.make(`typed-${crypto.randomUUID()}@example.com`), name: "Ty", role: "MEMBER" })
         })
         const issued = yield* operator.operator.issueToken({
           path: { id: user.id },
@@ -65,11 +66,11 @@ describe("HttpApiClient against the contract", () => {
         const unauthenticated = yield* Effect.flip(anonymous.meetings.list({ urlParams: {} }))
         expect(unauthenticated._tag).toBe("Unauthenticated")
 
-        const operator = yield* clientWith("client-test-operator")
+        const operator = yield* clientWith("client-test-operator-token-0123456789")
         const missing = yield* Effect.flip(
           operator.operator.createUser({
             path: { id: crypto.randomUUID() as never },
-            payload: CreateUser.make({ email: "nobody@example.com", name: "No", role: "MEMBER" })
+            payload: CreateUser.make({ email: Email.make("nobody@example.com"), name: "No", role: "MEMBER" })
           })
         )
         expect(missing._tag).toBe("NotFound")
@@ -77,7 +78,7 @@ describe("HttpApiClient against the contract", () => {
         const free = yield* operator.operator.createWorkspace({ payload: CreateWorkspace.make({ name: "Free", plan: "FREE" }) })
         const user = yield* operator.operator.createUser({
           path: { id: free.id },
-          payload: CreateUser.make({ email: `free-${crypto.randomUUID()}@example.com`, name: "Fr", role: "MEMBER" })
+          payload: CreateUser.make({ email: Email.make(`free-${crypto.randomUUID()}@example.com`), name: "Fr", role: "MEMBER" })
         })
         const gate = yield* Effect.flip(
           operator.operator.issueToken({

@@ -5,13 +5,13 @@
  */
 import { HttpServer } from "@effect/platform"
 import type { StorePorts } from "@convene/core"
-import { ConveneWith, type HostConfig } from "@convene/http"
+import { ConveneWith, defaultLimits, type HostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { pgliteDataDir } from "../../packages/store-pg/test/fixtures.js"
 
-export const OPERATOR_TOKEN = "test-operator-token-0123456789"
+export const OPERATOR_TOKEN = "test-operator-token-0123456789-abcdef"
 
 export interface RunningServer {
   readonly url: string
@@ -43,7 +43,8 @@ export const startServer = async (options: {
       ? Option.none()
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
     accessLog: false,
-    tracing: false
+    tracing: false,
+    limits: defaultLimits
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer))

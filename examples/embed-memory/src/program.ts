@@ -23,14 +23,17 @@ import {
 } from "@convene/core"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Schema } from "effect"
 
 /** The core on the in-memory store with node:crypto: everything an embedding host provides. */
 export const EmbeddedLive = Convene.layer.pipe(Layer.provide(Layer.merge(StoreMemory.layer, NodeCrypto.layer)))
 
 export const program = Effect.gen(function*() {
   const workspace = yield* (yield* Workspaces).create(CreateWorkspace.make({ name: "Embedded team", plan: "PRO" }))
-  const user = yield* (yield* Users).create(workspace.id, CreateUser.make({ email: "lead@example.com", name: "Lead", role: "OWNER" }))
+  // Input from outside (a form, a queue message) is decoded through the core's schemas, which apply the rules:
+  // the e-mail address is kept trimmed and lower-cased.
+  const input = yield* Schema.decodeUnknown(CreateUser)({ email: " Lead@Example.com", name: "Lead", role: "OWNER" })
+  const user = yield* (yield* Users).create(workspace.id, input)
   const issued = yield* (yield* Tokens).issue(
     user.id,
     IssueToken.make({ kind: "short_lived", scopes: ["meetings:read", "meetings:write", "action-items:write", "action-items:read"], expiry_hours: 1 })

@@ -3,17 +3,18 @@
  * PasswordHasher ports, and the whole domain runs: this is what the HTTP host and embedders use.
  */
 import { Layer } from "effect"
-import type { Crypto, PasswordHasher } from "./shared/Crypto.js"
-import type { StorePorts } from "./shared/StorePorts.js"
 import { ActionItems } from "./actions/ActionItems.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
+import * as Contents from "./Contents.js"
+import { Idempotency } from "./idempotency/Idempotency.js"
 import { Authentication } from "./identity/Authentication.js"
 import { Tokens } from "./identity/Tokens.js"
 import { Users } from "./identity/Users.js"
-import { Idempotency } from "./idempotency/Idempotency.js"
 import { MeetingAccess } from "./meetings/MeetingAccess.js"
 import { Meetings } from "./meetings/Meetings.js"
 import { Participants } from "./meetings/Participants.js"
+import type { Crypto, PasswordHasher } from "./ports/Crypto.js"
+import type { StorePorts } from "./StorePorts.js"
 import { Workspaces } from "./workspaces/Workspaces.js"
 
 export type Services =
@@ -34,6 +35,7 @@ const identity = Tokens.layer.pipe(
 
 const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(
   Layer.provide(MeetingAccess.layer),
+  Layer.provide(Contents.layer),
   Layer.provide(identity)
 )
 

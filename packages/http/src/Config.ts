@@ -1,5 +1,28 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { Config, Option, type Redacted } from "effect"
+import { Config, Option, Redacted } from "effect"
+
+/**
+ * What one client may take of the server. The defaults suit a server behind a reverse proxy: the proxy closes
+ * idle connections first (its idle timeouts are usually 60 s, the server's keep-alive 65 s), and a client that
+ * trickles its headers or body is cut off long before Node's own five minutes.
+ */
+export interface ServerLimits {
+  /** Time to receive a request's headers (408 request_timeout after it). */
+  readonly headersTimeoutMs: number
+  /** Time to receive a whole request, headers and body (408 request_timeout after it). */
+  readonly requestTimeoutMs: number
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number
+  /** Connections served at once; further ones are closed as they arrive. */
+  readonly maxConnections: number
+}
+
+export const defaultLimits: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  maxConnections: 1024
+}
 
 export interface HostConfig {
   readonly port: number
@@ -9,15 +32,54 @@ export interface HostConfig {
   readonly accessLog: boolean
   /** Record spans (per request and per service call). Off unless asked for: no exporter is wired yet. */
   readonly tracing: boolean
+  readonly limits: ServerLimits
 }
+
+/** The shortest operator token accepted: it guards every workspace, so it must not be guessable. */
+export const minOperatorTokenLength = 32
+
+/**
+ * CONVENE_OPERATOR_TOKEN: unset leaves the operator API off; set, it must be at least 32 characters (an
+ * empty value is a mistake, not "off").
+ */
+const operatorToken = Config.redacted("CONVENE_OPERATOR_TOKEN").pipe(
+  Config.validate({
+    message: `must be at least ${minOperatorTokenLength} characters (unset it to turn the operator API off; ` +
+      "make one with: openssl rand -base64 32)",
+    validation: (token) => Redacted.value(token).length >= minOperatorTokenLength
+  }),
+  Config.option
+)
+
+const milliseconds = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive number of milliseconds", validation: (n) => n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+export const serverLimits: Config.Config<ServerLimits> = Config.all({
+  headersTimeoutMs: milliseconds("CONVENE_HEADERS_TIMEOUT_MS", defaultLimits.headersTimeoutMs),
+  requestTimeoutMs: milliseconds("CONVENE_REQUEST_TIMEOUT_MS", defaultLimits.requestTimeoutMs),
+  keepAliveTimeoutMs: milliseconds("CONVENE_KEEP_ALIVE_TIMEOUT_MS", defaultLimits.keepAliveTimeoutMs),
+  maxConnections: Config.integer("CONVENE_MAX_CONNECTIONS").pipe(
+    Config.validate({ message: "must be a positive number", validation: (n) => n > 0 }),
+    Config.withDefault(defaultLimits.maxConnections)
+  )
+}).pipe(
+  Config.validate({
+    message: "CONVENE_HEADERS_TIMEOUT_MS must not be longer than CONVENE_REQUEST_TIMEOUT_MS",
+    validation: (limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs
+  })
+)
 
 export const hostConfig: Config.Config<HostConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   baseUrl: Config.string("CONVENE_BASE_URL").pipe(Config.option),
-  operatorToken: Config.redacted("CONVENE_OPERATOR_TOKEN").pipe(Config.option),
+  operatorToken,
   accessLog: Config.boolean("CONVENE_ACCESS_LOG").pipe(Config.withDefault(true)),
-  tracing: Config.boolean("CONVENE_TRACING").pipe(Config.withDefault(false))
+  tracing: Config.boolean("CONVENE_TRACING").pipe(Config.withDefault(false)),
+  limits: serverLimits
 }).pipe(
   Config.map(({ baseUrl, ...rest }) => ({
     ...rest,

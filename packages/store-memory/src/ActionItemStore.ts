@@ -1,14 +1,10 @@
-import { type ActionItem, type ActionItemFilter, ActionItemStore, Pagination } from "@convene/core"
+import { ActionItem, type ActionItemFilter, ActionItemStore, Pagination, trusted } from "@convene/core"
 import { Effect, HashMap, Layer, Option } from "effect"
-import { getRow, Memory, newestFirst, putRow, removeRow, rowsOf, type State } from "./Memory.js"
+import { getRow, mapRows, Memory, newestFirst, putRow, removeRow, rowsOf } from "./Memory.js"
 
-const matches = (state: State, filter: ActionItemFilter) => (item: ActionItem): boolean =>
-  (filter.meetingId === undefined || item.meeting_id === filter.meetingId) &&
-  (filter.status === undefined || item.status === filter.status) &&
-  (filter.visibleTo === undefined ||
-    getRow(state.meetings, item.workspace_id, item.meeting_id).pipe(
-      Option.exists((entry) => entry.participants.some((p) => p.user_id === filter.visibleTo))
-    ))
+const matches = (filter: ActionItemFilter) => (item: ActionItem): boolean =>
+  (filter.meetingIds === undefined || filter.meetingIds.includes(item.meeting_id)) &&
+  (filter.status === undefined || item.status === filter.status)
 
 export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
   ActionItemStore,
@@ -45,9 +41,29 @@ export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
         )
       }),
 
+      deleteByMeeting: Effect.fnUntraced(function*(workspaceId, meetingId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          actionItems: mapRows(state.actionItems, workspaceId, HashMap.filter((item) => item.meeting_id !== meetingId))
+        }])
+      }),
+
+      detachAgendaItem: Effect.fnUntraced(function*(workspaceId, agendaItemId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          actionItems: mapRows(
+            state.actionItems,
+            workspaceId,
+            HashMap.map((item) =>
+              item.agenda_item_id === agendaItemId ? new ActionItem({ ...item, agenda_item_id: null }, trusted) : item
+            )
+          )
+        }])
+      }),
+
       list: Effect.fnUntraced(function*(workspaceId, filter, page) {
         const state = yield* memory.read
-        const items = HashMap.toValues(rowsOf(state.actionItems, workspaceId)).filter(matches(state, filter))
+        const items = HashMap.toValues(rowsOf(state.actionItems, workspaceId)).filter(matches(filter))
         return Pagination.sliceOf(items.sort(newestFirst), page)
       })
     })

@@ -1,14 +1,14 @@
 import {
-  ActionItem,
   type AgendaItemFilter,
   type AgendaItemId,
   type AgendaItemRow,
   AgendaItemStore,
   compareSequence,
-  Pagination
+  Pagination,
+  type Sequence
 } from "@convene/core"
 import { BigDecimal, Effect, HashMap, Layer, Option } from "effect"
-import { getRow, mapRows, Memory, oldestFirst, putRow, removeRow, rowsOf, type State } from "./Memory.js"
+import { getRow, mapRows, Memory, oldestFirst, putRow, removeRow, rowsOf } from "./Memory.js"
 
 /**
  * By the numeric value of sequence (as `compareSequence` orders them), then created_at, then id. Each
@@ -20,12 +20,8 @@ const inAgendaOrder = (rows: ReadonlyArray<AgendaItemRow>): ReadonlyArray<Agenda
     .sort((a, b) => BigDecimal.Order(a.sequence, b.sequence) || oldestFirst(a.row, b.row))
     .map(({ row }) => row)
 
-const matches = (state: State, filter: AgendaItemFilter) => (row: AgendaItemRow): boolean =>
-  (filter.meetingId === undefined || row.meeting_id === filter.meetingId) &&
-  (filter.visibleTo === undefined ||
-    getRow(state.meetings, row.workspace_id, row.meeting_id).pipe(
-      Option.exists((entry) => entry.participants.some((p) => p.user_id === filter.visibleTo))
-    ))
+const matches = (filter: AgendaItemFilter) => (row: AgendaItemRow): boolean =>
+  filter.meetingIds === undefined || filter.meetingIds.includes(row.meeting_id)
 
 export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
   AgendaItemStore,
@@ -60,25 +56,40 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
           return [true, {
             ...state,
             agendaItems: removeRow(state.agendaItems, workspaceId, id),
-            talkingPoints: HashMap.remove(state.talkingPoints, id),
-            actionItems: mapRows(
-              state.actionItems,
-              workspaceId,
-              HashMap.map((item) => item.agenda_item_id === id ? new ActionItem({ ...item, agenda_item_id: null }) : item)
-            )
+            talkingPoints: HashMap.remove(state.talkingPoints, id)
+          }]
+        })
+      }),
+
+      deleteByMeeting: Effect.fnUntraced(function*(workspaceId, meetingId) {
+        yield* memory.modify((state) => {
+          const gone = HashMap.toValues(rowsOf(state.agendaItems, workspaceId))
+            .filter((item) => item.meeting_id === meetingId)
+            .map((item) => item.id)
+          return [undefined, {
+            ...state,
+            agendaItems: mapRows(state.agendaItems, workspaceId, HashMap.removeMany(gone)),
+            talkingPoints: HashMap.removeMany(state.talkingPoints, gone)
           }]
         })
       }),
 
       list: Effect.fnUntraced(function*(workspaceId, filter, page) {
         const state = yield* memory.read
-        const rows = HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).filter(matches(state, filter))
+        const rows = HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).filter(matches(filter))
         return Pagination.sliceOf(inAgendaOrder(rows), page)
+      }),
+
+      listByMeeting: Effect.fnUntraced(function*(workspaceId, meetingId) {
+        const state = yield* memory.read
+        return inAgendaOrder(
+          HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).filter((row) => row.meeting_id === meetingId)
+        )
       }),
 
       lastSequence: Effect.fnUntraced(function*(workspaceId, meetingId) {
         const state = yield* memory.read
-        let last: Option.Option<string> = Option.none()
+        let last: Option.Option<Sequence> = Option.none()
         for (const row of HashMap.values(rowsOf(state.agendaItems, workspaceId))) {
           if (row.meeting_id !== meetingId) continue
           if (Option.isNone(last) || compareSequence(row.sequence, last.value) > 0) last = Option.some(row.sequence)

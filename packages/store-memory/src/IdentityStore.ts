@@ -1,4 +1,4 @@
-import { Credential, CredentialStore, DuplicateKey, normalizeEmail, UserStore } from "@convene/core"
+import { Credential, CredentialStore, DuplicateKey, trusted, UserStore } from "@convene/core"
 import { Effect, HashMap, Layer, Option } from "effect"
 import { Memory, newestFirst } from "./Memory.js"
 
@@ -9,7 +9,7 @@ export const userLayer: Layer.Layer<UserStore, never, Memory> = Layer.effect(
 
     return UserStore.of({
       insert: Effect.fnUntraced(function*(user) {
-        const email = normalizeEmail(user.email)
+        const email = user.email
         const clash = yield* memory.modify((state) => {
           if (HashMap.has(state.users, user.id)) return [Option.some("users_pkey"), state]
           if (HashMap.has(state.userEmails, email)) return [Option.some("users_email_key"), state]
@@ -36,7 +36,7 @@ export const userLayer: Layer.Layer<UserStore, never, Memory> = Layer.effect(
 
       findByEmail: Effect.fnUntraced(function*(email) {
         const state = yield* memory.read
-        return HashMap.get(state.userEmails, normalizeEmail(email)).pipe(Option.flatMap((id) => HashMap.get(state.users, id)))
+        return HashMap.get(state.userEmails, email).pipe(Option.flatMap((id) => HashMap.get(state.users, id)))
       })
     })
   })
@@ -97,7 +97,7 @@ export const credentialLayer: Layer.Layer<CredentialStore, never, Memory> = Laye
                 ? [false, state]
                 : [true, {
                   ...state,
-                  credentials: HashMap.set(state.credentials, id, new Credential({ ...credential, revoked_at: at }))
+                  credentials: HashMap.set(state.credentials, id, new Credential({ ...credential, revoked_at: at }, trusted))
                 }]
           })
         )

@@ -1,14 +1,6 @@
-import {
-  type Meeting,
-  type MeetingFilter,
-  type MeetingOrder,
-  MeetingStore,
-  normalizeEmail,
-  Pagination,
-  type ParticipantRow
-} from "@convene/core"
-import { DateTime, Effect, HashMap, Layer, Option } from "effect"
-import { type Compare, getRow, mapRows, Memory, newestFirst, oldestFirst, type MeetingEntry, putRow, removeRow, rowsOf, type State } from "./Memory.js"
+import { type Meeting, MeetingFilters, type MeetingOrder, MeetingStore, Pagination, type ParticipantRow } from "@convene/core"
+import { Effect, HashMap, Layer, Option } from "effect"
+import { type Compare, getRow, Memory, newestFirst, oldestFirst, type MeetingEntry, putRow, removeRow, rowsOf, type State } from "./Memory.js"
 
 /** start_time asc; meetings without one come last, where PostgreSQL puts NULL in an ascending order. */
 const startTime: Compare<Meeting> = (a, b) =>
@@ -23,30 +15,9 @@ const orders: Record<MeetingOrder, Compare<Meeting>> = {
   start_asc: (a, b) => startTime(a, b) || oldestFirst(a, b)
 }
 
-const notOver = (meeting: Meeting, start: DateTime.Utc, at: DateTime.Utc): boolean =>
-  meeting.end_time !== null
-    ? DateTime.greaterThanOrEqualTo(meeting.end_time, at)
-    : meeting.status === "in_progress" || DateTime.greaterThanOrEqualTo(start, at)
-
-const matches = (filter: MeetingFilter) => {
-  const title = filter.titleContains?.toLowerCase()
-  return ({ meeting, participants }: MeetingEntry): boolean => {
-    const start = meeting.start_time
-    return (filter.visibleTo === undefined || participants.some((p) => p.user_id === filter.visibleTo)) &&
-      (title === undefined || meeting.title.toLowerCase().includes(title)) &&
-      (filter.statuses === undefined || filter.statuses.includes(meeting.status)) &&
-      (filter.startFrom === undefined || (start !== null && DateTime.greaterThanOrEqualTo(start, filter.startFrom))) &&
-      (filter.startBefore === undefined || (start !== null && DateTime.lessThan(start, filter.startBefore))) &&
-      (filter.notOverAt === undefined || (start !== null && notOver(meeting, start, filter.notOverAt)))
-  }
-}
-
-/** The same person: the same user, or the same guest address compared case-insensitively. */
+/** The same person: the same user, or the same guest address (core keeps addresses normalised). */
 const samePerson = (a: ParticipantRow, b: ParticipantRow): boolean =>
-  a.user_id !== null
-    ? a.user_id === b.user_id
-    : b.user_id === null && a.guest_email !== null && b.guest_email !== null &&
-      normalizeEmail(a.guest_email) === normalizeEmail(b.guest_email)
+  a.user_id !== null ? a.user_id === b.user_id : b.user_id === null && a.guest_email === b.guest_email
 
 /** Replaces the entry of one meeting (when it exists in the workspace). */
 const mapEntry = (
@@ -87,29 +58,31 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
         return Option.map(yield* entry(workspaceId, id), (entry) => entry.meeting)
       }),
 
+      // The entry holds the meeting's participants and transcript: they go with it.
       delete: Effect.fnUntraced(function*(workspaceId, meetingId) {
-        return yield* memory.modify((state) => {
-          if (Option.isNone(getRow(state.meetings, workspaceId, meetingId))) return [false, state]
-          const agendaItems = rowsOf(state.agendaItems, workspaceId)
-          const gone = HashMap.toValues(agendaItems).filter((item) => item.meeting_id === meetingId).map((item) => item.id)
-          return [true, {
-            ...state,
-            meetings: removeRow(state.meetings, workspaceId, meetingId),
-            agendaItems: HashMap.set(state.agendaItems, workspaceId, HashMap.removeMany(agendaItems, gone)),
-            talkingPoints: HashMap.removeMany(state.talkingPoints, gone),
-            actionItems: mapRows(state.actionItems, workspaceId, HashMap.filter((item) => item.meeting_id !== meetingId))
-          }]
-        })
+        return yield* memory.modify((state) =>
+          Option.isNone(getRow(state.meetings, workspaceId, meetingId))
+            ? [false, state]
+            : [true, { ...state, meetings: removeRow(state.meetings, workspaceId, meetingId) }]
+        )
       }),
 
       list: Effect.fnUntraced(function*(workspaceId, filter, order, page) {
         const state = yield* memory.read
-        const keep = matches(filter)
         const meetings: Array<Meeting> = []
-        for (const entry of HashMap.values(rowsOf(state.meetings, workspaceId))) {
-          if (keep(entry)) meetings.push(entry.meeting)
+        for (const { meeting, participants } of HashMap.values(rowsOf(state.meetings, workspaceId))) {
+          if (MeetingFilters.matches(filter, meeting, participants)) meetings.push(meeting)
         }
         return Pagination.sliceOf(meetings.sort(orders[order]), page)
+      }),
+
+      meetingIdsOf: Effect.fnUntraced(function*(workspaceId, userId) {
+        const state = yield* memory.read
+        const ids: Array<Meeting["id"]> = []
+        for (const { meeting, participants } of HashMap.values(rowsOf(state.meetings, workspaceId))) {
+          if (participants.some((participant) => participant.user_id === userId)) ids.push(meeting.id)
+        }
+        return ids
       }),
 
       addParticipants: Effect.fnUntraced(function*(rows) {

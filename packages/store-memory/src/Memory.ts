@@ -16,6 +16,7 @@ import type {
   AgendaItemRow,
   Credential,
   CredentialId,
+  Email,
   IdempotencyRecord,
   Meeting,
   MeetingId,
@@ -59,8 +60,8 @@ export interface State {
   /** Usage counters by `usageKey`. */
   readonly usage: HashMap.HashMap<string, number>
   readonly users: HashMap.HashMap<UserId, User>
-  /** User ids by normalised e-mail. */
-  readonly userEmails: HashMap.HashMap<string, UserId>
+  /** User ids by e-mail (core keeps addresses normalised). */
+  readonly userEmails: HashMap.HashMap<Email, UserId>
   readonly credentials: HashMap.HashMap<CredentialId, Credential>
   /** Credential ids by token hash. */
   readonly tokenHashes: HashMap.HashMap<string, CredentialId>

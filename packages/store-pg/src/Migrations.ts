@@ -9,8 +9,10 @@
  *
  * Every row belongs to a workspace that exists, and user references point at users that exist; these foreign
  * keys are checked at commit (DEFERRABLE INITIALLY DEFERRED), so a unit of work may write in any order.
- * Everything that hangs off a meeting goes with it (ON DELETE CASCADE), talking points go with their agenda
- * item, and action items outlive theirs with agenda_item_id null (ON DELETE SET NULL).
+ * A port's own rows go with their parent (a meeting's participants and transcript, an agenda item's talking
+ * points: ON DELETE CASCADE). What other ports keep on a meeting or an agenda item is deleted or detached by
+ * core (Contents.ts) in the same transaction; since 0002 the foreign keys refuse a delete that would leave
+ * any of it behind, so a cascade forgotten in core fails loudly here instead of being done silently.
  */
 import { Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
@@ -169,9 +171,35 @@ const init = Effect.gen(function*() {
   yield* sql`CREATE INDEX idempotency_records_expires_idx ON idempotency_records (expires_at)`
 })
 
+/**
+ * The rules move into core: e-mail addresses are compared as core normalises them (no lower() in SQL), and
+ * cascades across ports are core's (the foreign keys only check them).
+ */
+const rulesInCore = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`UPDATE users SET email = lower(btrim(email)) WHERE email <> lower(btrim(email))`
+  yield* sql`DROP INDEX users_email_key`
+  yield* sql`CREATE UNIQUE INDEX users_email_key ON users (email)`
+  yield* sql`UPDATE participants SET guest_email = lower(btrim(guest_email)) WHERE guest_email <> lower(btrim(guest_email))`
+  yield* sql`DROP INDEX participants_meeting_guest_key`
+  yield* sql`CREATE UNIQUE INDEX participants_meeting_guest_key ON participants (meeting_id, guest_email)`
+
+  yield* sql`ALTER TABLE agenda_items DROP CONSTRAINT agenda_items_meeting_id_fkey,
+    ADD CONSTRAINT agenda_items_meeting_id_fkey FOREIGN KEY (meeting_id) REFERENCES meetings (id)
+      DEFERRABLE INITIALLY DEFERRED`
+  yield* sql`ALTER TABLE action_items DROP CONSTRAINT action_items_meeting_id_fkey,
+    ADD CONSTRAINT action_items_meeting_id_fkey FOREIGN KEY (meeting_id) REFERENCES meetings (id)
+      DEFERRABLE INITIALLY DEFERRED`
+  yield* sql`ALTER TABLE action_items DROP CONSTRAINT action_items_agenda_item_id_fkey,
+    ADD CONSTRAINT action_items_agenda_item_id_fkey FOREIGN KEY (agenda_item_id) REFERENCES agenda_items (id)
+      DEFERRABLE INITIALLY DEFERRED`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_init": init
+  "0001_init": init,
+  "0002_rules_in_core": rulesInCore
 }
 
 const runMigrator = Migrator.make({})

@@ -1,11 +1,12 @@
 /**
- * AgendaItemStore on PostgreSQL: `agenda_items` and the private `talking_points` (per item and subject).
- * `sequence` is a `numeric` column, so lists order by its value; it is answered in normalised form.
+ * AgendaItemStore on PostgreSQL: `agenda_items` and the private `talking_points` (per item and subject, which
+ * go with their item through ON DELETE CASCADE). `sequence` is a `numeric` column, so lists order by its
+ * value; it is answered in normalised form.
  */
 import { AgendaItemId, AgendaItemRow, AgendaItemStore, MeetingId, normalizeSequence, Sequence, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
-import { alreadyDecoded, DbTimestamp, orDie, page } from "./internal/sql.js"
+import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 
 /** A `numeric` column holding a sequence: read as text, answered normalised ("2.50" is "2.5"). */
 const DbSequence = Schema.transform(Schema.String, Sequence, {
@@ -15,34 +16,28 @@ const DbSequence = Schema.transform(Schema.String, Sequence, {
 })
 
 /** An `agenda_items` row, decoded to (and encoded from) an `AgendaItemRow`. */
-export const AgendaItemRecord = Schema.transform(
-  Schema.Struct({ ...AgendaItemRow.fields, sequence: DbSequence, created_at: DbTimestamp, updated_at: DbTimestamp }),
-  Schema.typeSchema(AgendaItemRow),
-  { strict: true, decode: (row) => new AgendaItemRow(row, alreadyDecoded), encode: (item) => ({ ...item }) }
-)
+export const AgendaItemRecord = rowOf(AgendaItemRow, { sequence: DbSequence })
 
-/** Columns of `agenda_items a`, with the sequence as text for both drivers. */
-const columns = "a.id, a.workspace_id, a.meeting_id, a.title, a.description, a.item_type, a.sequence::text AS sequence, " +
-  "a.presenters, a.created_at, a.updated_at"
+/** Columns of `agenda_items`, with the sequence as text for both drivers. */
+const columns = "id, workspace_id, meeting_id, title, description, item_type, sequence::text AS sequence, " +
+  "presenters, created_at, updated_at"
 
 export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const insertRow = SqlSchema.void({
-    Request: AgendaItemRecord,
-    execute: (row) => sql`INSERT INTO agenda_items ${sql.insert(row)}`
+  const items = recordTable(sql, {
+    table: "agenda_items",
+    row: AgendaItemRecord,
+    key: ["workspace_id", "id"],
+    columns
   })
-  const updateRow = SqlSchema.void({
-    Request: AgendaItemRecord,
-    execute: (row) =>
-      sql`UPDATE agenda_items SET ${sql.update(row, ["id", "workspace_id"])}
-          WHERE workspace_id = ${row.workspace_id} AND id = ${row.id}`
-  })
-  const findById = SqlSchema.findOne({
-    Request: Schema.Struct({ workspaceId: WorkspaceId, id: AgendaItemId }),
+  const findByMeeting = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: WorkspaceId, meetingId: MeetingId }),
     Result: AgendaItemRecord,
-    execute: ({ id, workspaceId }) =>
-      sql`SELECT ${sql.literal(columns)} FROM agenda_items a WHERE a.workspace_id = ${workspaceId} AND a.id = ${id}`
+    execute: ({ meetingId, workspaceId }) =>
+      sql`SELECT ${sql.literal(columns)} FROM agenda_items a
+          WHERE a.workspace_id = ${workspaceId} AND a.meeting_id = ${meetingId}
+          ORDER BY a.sequence ASC, a.created_at ASC, a.id ASC`
   })
   const findLastSequence = SqlSchema.findOne({
     Request: Schema.Struct({ workspaceId: WorkspaceId, meetingId: MeetingId }),
@@ -61,22 +56,21 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
   })
 
   return AgendaItemStore.of({
-    insert: (row) => orDie(insertRow(row)),
-    update: (row) => orDie(updateRow(row)),
-    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
-    // Talking points go with the item (ON DELETE CASCADE); action items keep existing with agenda_item_id
-    // null (ON DELETE SET NULL).
+    insert: items.insert,
+    update: items.update,
+    get: (workspaceId, id) => items.find({ workspace_id: workspaceId, id }),
     delete: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM agenda_items WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
+    deleteByMeeting: (workspaceId, meetingId) =>
+      orDie(sql`DELETE FROM agenda_items WHERE workspace_id = ${workspaceId} AND meeting_id = ${meetingId}`).pipe(
+        Effect.asVoid
+      ),
     list: (workspaceId, filter, request) => {
       const conditions = [
         sql`a.workspace_id = ${workspaceId}`,
-        ...(filter.meetingId === undefined ? [] : [sql`a.meeting_id = ${filter.meetingId}`]),
-        ...(filter.visibleTo === undefined ? [] : [
-          sql`EXISTS (SELECT 1 FROM participants p WHERE p.meeting_id = a.meeting_id AND p.user_id = ${filter.visibleTo})`
-        ])
+        ...(filter.meetingIds === undefined ? [] : [sql`a.meeting_id = ANY(${filter.meetingIds}::uuid[])`])
       ]
       return orDie(page(sql, {
         row: AgendaItemRecord,
@@ -86,11 +80,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
         page: request
       }))
     },
+    listByMeeting: (workspaceId, meetingId) => orDie(findByMeeting({ workspaceId, meetingId })),
     lastSequence: (workspaceId, meetingId) =>
-      orDie(findLastSequence({ workspaceId, meetingId })).pipe(
-        Effect.map(Option.map(({ sequence }) => sequence))
-      )
-    ,
+      orDie(findLastSequence({ workspaceId, meetingId })).pipe(Effect.map(Option.map(({ sequence }) => sequence))),
     talkingPoints: Effect.fnUntraced(function*(itemIds, subject) {
       if (itemIds.length === 0) return new Map()
       const rows = yield* orDie(findTalkingPoints({ itemIds, subject }))
@@ -104,7 +96,6 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
                 VALUES (${itemId}, ${subject}, ${points}::text[])
                 ON CONFLICT (agenda_item_id, subject) DO UPDATE SET points = EXCLUDED.points`
       ).pipe(Effect.asVoid)
-    
   })
 })
 

@@ -1,21 +1,12 @@
 /** CredentialStore on PostgreSQL: the `credentials` table, token_hash unique. */
-import { Credential, CredentialId, CredentialStore, UserId, WorkspaceId } from "@convene/core"
+import { Credential, CredentialStore, UserId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
-import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, uniqueWrite } from "./internal/sql.js"
+import { orDie, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 import { UserRecord } from "./PgUserStore.js"
 
 /** A `credentials` row, decoded to (and encoded from) a `Credential`. */
-export const CredentialRecord = Schema.transform(
-  Schema.Struct({
-    ...Credential.fields,
-    expires_at: DbTimestampOrNull,
-    revoked_at: DbTimestampOrNull,
-    created_at: DbTimestamp
-  }),
-  Schema.typeSchema(Credential),
-  { strict: true, decode: (row) => new Credential(row, alreadyDecoded), encode: (credential) => ({ ...credential }) }
-)
+export const CredentialRecord = rowOf(Credential, {})
 
 export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -45,11 +36,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
       }
       return Option.some(yield* decodeWithOwner({ credential, owner: owner.id === null ? null : owner }))
     })
-  const findById = SqlSchema.findOne({
-    Request: Schema.Struct({ workspaceId: WorkspaceId, id: CredentialId }),
-    Result: CredentialRecord,
-    execute: ({ id, workspaceId }) => sql`SELECT * FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`
-  })
+  const credentials = recordTable(sql, { table: "credentials", row: CredentialRecord, key: ["id"] })
   const findByUser = SqlSchema.findAll({
     Request: UserId,
     Result: CredentialRecord,
@@ -59,7 +46,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
   return CredentialStore.of({
     insert: (credential) => uniqueWrite(sql, insertRow(credential)),
     findByHashWithOwner: (tokenHash) => orDie(findWithOwner(tokenHash)),
-    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
+    get: (workspaceId, id) => credentials.find({ workspace_id: workspaceId, id }),
     listByUser: (userId) => orDie(findByUser(userId)),
     revoke: Effect.fnUntraced(function*(id, at) {
       const rows = yield* orDie(sql`

@@ -2,10 +2,10 @@
  * IdempotencyStore on PostgreSQL: `idempotency_records`, primary key (scope, key). A claim is one atomic
  * upsert that only takes over an expired record, so of two racing claims exactly one is Started.
  */
-import { IdempotencyRecord, IdempotencyStore, StoredResponse } from "@convene/core"
+import { IdempotencyRecord, IdempotencyStore, StoredResponse, trusted } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { alreadyDecoded, DbTimestamp, orDie } from "./internal/sql.js"
+import { DbTimestamp, orDie } from "./internal/sql.js"
 
 /** An `idempotency_records` row (the response in two nullable columns), decoded to an `IdempotencyRecord`. */
 export const IdempotencyRecordRow = Schema.transform(
@@ -26,8 +26,8 @@ export const IdempotencyRecordRow = Schema.transform(
         ...row,
         response: response_status === null || response_body === null
           ? null
-          : new StoredResponse({ status: response_status, body: response_body }, alreadyDecoded)
-      }, alreadyDecoded),
+          : new StoredResponse({ status: response_status, body: response_body }, trusted)
+      }, trusted),
     encode: ({ response, ...record }) => ({
       ...record,
       response_status: response?.status ?? null,

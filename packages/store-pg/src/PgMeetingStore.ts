@@ -1,10 +1,11 @@
 /**
- * MeetingStore on PostgreSQL: `meetings` with `participants` and `transcript_segments`. Deleting a meeting
- * deletes its participants, transcript, agenda items (with their talking points) and action items through
- * the foreign keys' ON DELETE CASCADE.
+ * MeetingStore on PostgreSQL: `meetings` with `participants` and `transcript_segments` (the meeting's own
+ * aggregate, which go with it through ON DELETE CASCADE). What other ports keep on a meeting is deleted by
+ * core first; the foreign keys refuse a meeting delete that would leave any of it behind.
  */
 import {
   Meeting,
+  type MeetingFilter,
   MeetingId,
   type MeetingOrder,
   MeetingStore,
@@ -13,40 +14,20 @@ import {
   UserId,
   WorkspaceId
 } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { alreadyDecoded, DbTimestamp, DbTimestampOrNull, orDie, page } from "./internal/sql.js"
+import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 
 /** A `meetings` row, decoded to (and encoded from) a `Meeting`. */
-export const MeetingRecord = Schema.transform(
-  Schema.Struct({
-    ...Meeting.fields,
-    start_time: DbTimestampOrNull,
-    end_time: DbTimestampOrNull,
-    created_at: DbTimestamp,
-    updated_at: DbTimestamp
-  }),
-  Schema.typeSchema(Meeting),
-  { strict: true, decode: (row) => new Meeting(row, alreadyDecoded), encode: (meeting) => ({ ...meeting }) }
-)
+export const MeetingRecord = rowOf(Meeting, {})
 
 /** A `participants` row, decoded to (and encoded from) a `ParticipantRow`. */
-export const ParticipantRecord = Schema.transform(
-  Schema.Struct({ ...ParticipantRow.fields, created_at: DbTimestamp, updated_at: DbTimestamp }),
-  Schema.typeSchema(ParticipantRow),
-  { strict: true, decode: (row) => new ParticipantRow(row, alreadyDecoded), encode: (participant) => ({ ...participant }) }
-)
+export const ParticipantRecord = rowOf(ParticipantRow, {})
 
 /** A `transcript_segments` row (without its insertion number), offset_ms read as text (bigint). */
-export const TranscriptSegmentRecord = Schema.transform(
-  Schema.Struct({
-    ...TranscriptSegment.fields,
-    offset_ms: Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt),
-    created_at: DbTimestamp
-  }),
-  Schema.typeSchema(TranscriptSegment),
-  { strict: true, decode: (row) => new TranscriptSegment(row, alreadyDecoded), encode: (segment) => ({ ...segment }) }
-)
+export const TranscriptSegmentRecord = rowOf(TranscriptSegment, {
+  offset_ms: Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt)
+})
 
 const orders: Record<MeetingOrder, string> = {
   created_desc: "m.created_at DESC, m.id DESC",
@@ -55,24 +36,38 @@ const orders: Record<MeetingOrder, string> = {
 
 const ScopedId = <A, I>(id: Schema.Schema<A, I>) => Schema.Struct({ workspaceId: WorkspaceId, id })
 
+/** A MeetingFilter as a condition on `meetings m`: one SQL form per node, with MeetingFilter.matches' meaning. */
+const condition = (sql: SqlClient.SqlClient, filter: MeetingFilter): Statement.Fragment => {
+  const column = (field: "start_time" | "end_time") => sql(`m.${field}`)
+  switch (filter._tag) {
+    case "All":
+      return sql`TRUE`
+    case "And":
+      return filter.filters.length === 0 ? sql`TRUE` : sql`(${sql.and(filter.filters.map((f) => condition(sql, f)))})`
+    case "Or":
+      return filter.filters.length === 0 ? sql`FALSE` : sql`(${sql.or(filter.filters.map((f) => condition(sql, f)))})`
+    case "StatusIn":
+      return sql`m.status = ANY(${filter.statuses}::text[])`
+    case "HasParticipant":
+      return sql`EXISTS (SELECT 1 FROM participants p WHERE p.meeting_id = m.id AND p.user_id = ${filter.userId})`
+    case "TitleContains":
+      return sql`strpos(lower(m.title), lower(${filter.text})) > 0`
+    case "IsSet":
+      return sql`${column(filter.field)} IS NOT NULL`
+    case "IsUnset":
+      return sql`${column(filter.field)} IS NULL`
+    case "AtOrAfter":
+      return sql`${column(filter.field)} >= ${DateTime.toDateUtc(filter.at)}`
+    case "Before":
+      return sql`${column(filter.field)} < ${DateTime.toDateUtc(filter.at)}`
+  }
+}
+
 export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const insertRow = SqlSchema.void({
-    Request: MeetingRecord,
-    execute: (row) => sql`INSERT INTO meetings ${sql.insert(row)}`
-  })
-  const updateRow = SqlSchema.void({
-    Request: MeetingRecord,
-    execute: (row) =>
-      sql`UPDATE meetings SET ${sql.update(row, ["id", "workspace_id"])}
-          WHERE workspace_id = ${row.workspace_id} AND id = ${row.id}`
-  })
-  const findById = SqlSchema.findOne({
-    Request: ScopedId(MeetingId),
-    Result: MeetingRecord,
-    execute: ({ id, workspaceId }) => sql`SELECT * FROM meetings WHERE workspace_id = ${workspaceId} AND id = ${id}`
-  })
+  const meetings = recordTable(sql, { table: "meetings", row: MeetingRecord, key: ["workspace_id", "id"] })
+  const participants = recordTable(sql, { table: "participants", row: ParticipantRecord, key: ["workspace_id", "id"] })
 
   const encodeParticipants = Schema.encode(Schema.Array(ParticipantRecord))
   const decodeParticipants = Schema.decodeUnknown(Schema.Array(ParticipantRecord))
@@ -83,18 +78,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
       sql`SELECT * FROM participants WHERE workspace_id = ${workspaceId} AND meeting_id = ${id}
           ORDER BY created_at, id`
   })
-  const findParticipant = SqlSchema.findOne({
-    Request: Schema.Struct({ workspaceId: WorkspaceId, meetingId: MeetingId, userId: UserId }),
-    Result: ParticipantRecord,
-    execute: ({ meetingId, userId, workspaceId }) =>
-      sql`SELECT * FROM participants
-          WHERE workspace_id = ${workspaceId} AND meeting_id = ${meetingId} AND user_id = ${userId}`
-  })
-  const updateParticipant = SqlSchema.void({
-    Request: ParticipantRecord,
-    execute: (row) =>
-      sql`UPDATE participants SET ${sql.update(row, ["id", "workspace_id"])}
-          WHERE workspace_id = ${row.workspace_id} AND id = ${row.id}`
+  const findMeetingIds = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: WorkspaceId, userId: UserId }),
+    Result: Schema.Struct({ meeting_id: MeetingId }),
+    execute: ({ userId, workspaceId }) =>
+      sql`SELECT meeting_id FROM participants WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`
   })
 
   const encodeSegments = Schema.encode(Schema.Array(TranscriptSegmentRecord))
@@ -108,39 +96,25 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
   })
 
   return MeetingStore.of({
-    insert: (meeting) => orDie(insertRow(meeting)),
-    update: (meeting) => orDie(updateRow(meeting)),
-    get: (workspaceId, id) => orDie(findById({ workspaceId, id })),
+    insert: meetings.insert,
+    update: meetings.update,
+    get: (workspaceId, id) => meetings.find({ workspace_id: workspaceId, id }),
     delete: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM meetings WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
 
-    list: (workspaceId, filter, order, request) => {
-      const at = (instant: DateTime.Utc) => DateTime.toDateUtc(instant)
-      const conditions = [
-        sql`m.workspace_id = ${workspaceId}`,
-        ...(filter.visibleTo === undefined ? [] : [
-          sql`EXISTS (SELECT 1 FROM participants p WHERE p.meeting_id = m.id AND p.user_id = ${filter.visibleTo})`
-        ]),
-        ...(filter.titleContains === undefined ? [] : [
-          sql`strpos(lower(m.title), lower(${filter.titleContains})) > 0`
-        ]),
-        ...(filter.statuses === undefined ? [] : [sql`m.status = ANY(${filter.statuses}::text[])`]),
-        ...(filter.startFrom === undefined ? [] : [sql`m.start_time >= ${at(filter.startFrom)}`]),
-        ...(filter.startBefore === undefined ? [] : [sql`m.start_time < ${at(filter.startBefore)}`]),
-        ...(filter.notOverAt === undefined ? [] : [
-          sql`m.start_time IS NOT NULL AND (m.end_time >= ${at(filter.notOverAt)} OR (m.end_time IS NULL AND (m.status = 'in_progress' OR m.start_time >= ${at(filter.notOverAt)})))`
-        ])
-      ]
-      return orDie(page(sql, {
+    list: (workspaceId, filter, order, request) =>
+      orDie(page(sql, {
         row: MeetingRecord,
         columns: sql`m.*`,
-        from: sql`FROM meetings m WHERE ${sql.and(conditions)}`,
+        from: sql`FROM meetings m WHERE m.workspace_id = ${workspaceId} AND ${condition(sql, filter)}`,
         order: sql.literal(orders[order]),
         page: request
-      }))
-    },
+      })),
+
+    meetingIdsOf: (workspaceId, userId) =>
+      orDie(findMeetingIds({ workspaceId, userId })).pipe(Effect.map((rows) => rows.map((row) => row.meeting_id))),
 
     // ON CONFLICT DO NOTHING skips a person already on the meeting (the unique indexes on (meeting, user_id)
     // and (meeting, lower(guest_email))), also when a racing transaction just added them; the stored row of
@@ -165,7 +139,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
           LEFT JOIN LATERAL (
             SELECT * FROM participants p
             WHERE p.workspace_id = g.workspace_id AND p.meeting_id = g.meeting_id
-              AND (p.id = g.id OR p.user_id = g.user_id OR lower(p.guest_email) = lower(g.guest_email))
+              AND (p.id = g.id OR p.user_id = g.user_id OR p.guest_email = g.guest_email)
             ORDER BY (p.id = g.id) DESC, ((p.user_id = g.user_id) IS TRUE) DESC, p.created_at, p.id
             LIMIT 1
           ) p ON true
@@ -176,13 +150,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
       }
       return yield* orDie(decodeParticipants(stored))
     }),
-    listParticipants: (workspaceId, meetingId) =>
-      orDie(findParticipants({ workspaceId, id: meetingId }))
-    ,
+    listParticipants: (workspaceId, meetingId) => orDie(findParticipants({ workspaceId, id: meetingId })),
     findParticipant: (workspaceId, meetingId, userId) =>
-      orDie(findParticipant({ workspaceId, meetingId, userId }))
-    ,
-    updateParticipant: (row) => orDie(updateParticipant(row)),
+      participants.find({ workspace_id: workspaceId, meeting_id: meetingId, user_id: userId }),
+    updateParticipant: participants.update,
     removeParticipant: Effect.fnUntraced(function*(workspaceId, id) {
       const rows = yield* orDie(sql`DELETE FROM participants WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
@@ -196,9 +167,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
         sql.insert(encoded.map((segment) => ({ workspace_id: workspaceId, ...segment })))
       }`)
     }),
-    transcript: (workspaceId, meetingId) =>
-      orDie(findTranscript({ workspaceId, id: meetingId }))
-    
+    transcript: (workspaceId, meetingId) => orDie(findTranscript({ workspaceId, id: meetingId }))
   })
 })
 

@@ -9,8 +9,8 @@ import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
 import { MeetingAccess } from "../meetings/MeetingAccess.js"
-import { Crypto } from "../shared/Crypto.js"
-import { Conflict, NotFound, ValidationError } from "../shared/Errors.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Conflict, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { ActionItemId, AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, Title } from "../shared/Text.js"
@@ -46,9 +46,7 @@ const make = Effect.gen(function*() {
 
   const find = (principal: Principal, id: ActionItemId) =>
     Effect.gen(function*() {
-      const item = yield* store.get(principal.workspace_id, id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("action item", id)), onSome: Effect.succeed }))
-      )
+      const item = yield* store.get(principal.workspace_id, id).pipe(orNotFound("action item", id))
       yield* access.readable(principal, item.meeting_id).pipe(Effect.mapError(() => NotFound.of("action item", id)))
       return item
     })
@@ -89,13 +87,11 @@ const make = Effect.gen(function*() {
     request: PageRequest
   ) {
     yield* requireScope(principal, "action-items:read")
-    if (filter.meeting_id !== undefined) yield* access.readable(principal, filter.meeting_id)
     const page = clamp(request)
-    const slice = yield* store.list(principal.workspace_id, {
-      meetingId: filter.meeting_id,
-      status: filter.status,
-      visibleTo: access.visibleTo(principal)
-    }, page)
+    const meetingIds = filter.meeting_id === undefined
+      ? yield* access.visibleMeetingIds(principal)
+      : [(yield* access.readable(principal, filter.meeting_id)).id]
+    const slice = yield* store.list(principal.workspace_id, { meetingIds, status: filter.status }, page)
     return toList(slice, page)
   })
 

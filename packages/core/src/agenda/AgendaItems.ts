@@ -1,28 +1,40 @@
 /**
  * Agenda items of meetings. A new item is appended after the meeting's last one unless it names its
  * `sequence`; an ended meeting takes no new items (409). Talking points are private: each caller reads and
- * writes only their own.
+ * writes only their own. Presenters are users of the workspace.
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { requireScope, subjectOf } from "../identity/Access.js"
-import type { Principal } from "../identity/Identity.js"
+import type { Principal, User } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
+import type { Meeting } from "../meetings/Meeting.js"
 import { MeetingAccess } from "../meetings/MeetingAccess.js"
-import { Crypto } from "../shared/Crypto.js"
-import { Conflict, NotFound } from "../shared/Errors.js"
-import { AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
+import type { TemplateAgendaItem } from "../meetings/Templates.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
+import { AgendaItemType } from "../shared/AgendaItemType.js"
+import { Conflict, InsufficientScope, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
+import { AgendaItemId, MeetingId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
-import { Transactor } from "../shared/Transactor.js"
-import { AgendaItem, AgendaItemRow, AgendaItemType, normalizeSequence, PresenterDetail, Sequence, sequenceAfter } from "./AgendaItem.js"
+import {
+  AgendaItem,
+  AgendaItemRow,
+  normalizeSequence,
+  PresenterDetail,
+  renumbered,
+  Sequence,
+  sequenceAfter
+} from "./AgendaItem.js"
+import { AgendaItemReferences } from "./AgendaItemReferences.js"
 import { AgendaItemStore } from "./AgendaItemStore.js"
 
 const TalkingPoints = Schema.Array(LongText(2000)).pipe(
   Schema.maxItems(50, { message: () => "must hold at most 50 talking points" })
 )
-const Presenters = Schema.Array(Schema.UUID).pipe(Schema.maxItems(50, { message: () => "must hold at most 50 presenters" }))
+const Presenters = Schema.Array(UserId).pipe(Schema.maxItems(50, { message: () => "must hold at most 50 presenters" }))
 
 export class CreateAgendaItem extends Schema.Class<CreateAgendaItem>("CreateAgendaItem")({
   meeting_id: MeetingId,
@@ -43,41 +55,111 @@ export class UpdateAgendaItem extends Schema.Class<UpdateAgendaItem>("UpdateAgen
   presenters: Schema.optional(Presenters)
 }) {}
 
+/** The rows of a template's agenda on a new meeting: sequences 1, 2, ... in the template's order. */
+export const agendaFromTemplate = (
+  meeting: Meeting,
+  agenda: ReadonlyArray<TemplateAgendaItem>
+): Effect.Effect<ReadonlyArray<AgendaItemRow>, never, Crypto> =>
+  Effect.flatMap(Crypto, (crypto) => {
+    const sequences = renumbered(agenda.length)
+    return Effect.forEach(agenda, (item, index) =>
+      Effect.map(crypto.randomUUID, (id) =>
+        new AgendaItemRow({
+          id: AgendaItemId.make(id),
+          workspace_id: meeting.workspace_id,
+          meeting_id: meeting.id,
+          title: item.title,
+          description: item.description,
+          item_type: item.item_type,
+          sequence: sequences[index] ?? Sequence.make(String(index + 1)),
+          presenters: [],
+          created_at: meeting.created_at,
+          updated_at: meeting.created_at
+        })))
+  })
+
 const make = Effect.gen(function*() {
   const store = yield* AgendaItemStore
+  const references = yield* AgendaItemReferences
   const users = yield* UserStore
   const access = yield* MeetingAccess
   const crypto = yield* Crypto
   const transactor = yield* Transactor
 
-  /** Rows as one caller sees them: their own talking points and the presenters' details. */
+  /** The workspace users among `ids`, by id. */
+  const peopleOf = (workspaceId: WorkspaceId, ids: ReadonlyArray<UserId>) =>
+    ids.length === 0
+      ? Effect.succeed(new Map<string, User>())
+      : Effect.map(users.getMany(workspaceId, [...new Set(ids)]), (people) => new Map(people.map((user) => [user.id, user])))
+
+  /** Each presenter must be a user of the caller's workspace. */
+  const checkPresenters = (principal: Principal, presenters: ReadonlyArray<UserId> | undefined) =>
+    Effect.gen(function*() {
+      if (presenters === undefined) return
+      const known = yield* peopleOf(principal.workspace_id, presenters)
+      for (const [index, id] of presenters.entries()) {
+        if (!known.has(id)) {
+          return yield* Effect.fail(ValidationError.of(`presenters[${index}]`, `${id} is not a user of this workspace`))
+        }
+      }
+    })
+
+  /** A row as one caller sees it: their own talking points and the presenters' details. */
+  const present = (
+    row: AgendaItemRow,
+    points: ReadonlyMap<AgendaItemId, ReadonlyArray<string>>,
+    people: ReadonlyMap<string, User>
+  ) =>
+    new AgendaItem({
+      ...row,
+      talking_points: points.get(row.id) ?? [],
+      presenter_details: row.presenters.map((id) => {
+        const user = people.get(id)
+        return user === undefined
+          ? new PresenterDetail({ user_id: id }, trusted)
+          : new PresenterDetail({ user_id: id, name: user.name, email: user.email }, trusted)
+      })
+    }, trusted)
+
   const view = (principal: Principal, rows: ReadonlyArray<AgendaItemRow>) =>
     Effect.gen(function*() {
       if (rows.length === 0) return []
       const points = yield* store.talkingPoints(rows.map((row) => row.id), subjectOf(principal))
-      const presenterIds = [...new Set(rows.flatMap((row) => row.presenters))]
-      const people = presenterIds.length === 0
-        ? []
-        : yield* users.getMany(principal.workspace_id, presenterIds.map((id) => UserId.make(id)))
-      const byId = new Map(people.map((user) => [user.id as string, user]))
-      return rows.map((row) =>
-        new AgendaItem({
-          ...row,
-          talking_points: points.get(row.id) ?? [],
-          presenter_details: row.presenters.map((id) => {
-            const user = byId.get(id)
-            return user === undefined
-              ? new PresenterDetail({ user_id: id }, trusted)
-              : new PresenterDetail({ user_id: id, name: user.name, email: user.email }, trusted)
-          })
-        }, trusted)
-      )
+      const people = yield* peopleOf(principal.workspace_id, rows.flatMap((row) => row.presenters))
+      return rows.map((row) => present(row, points, people))
     })
 
-  const find = (principal: Principal, id: AgendaItemId) =>
-    store.get(principal.workspace_id, id).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("agenda item", id)), onSome: Effect.succeed }))
-    )
+  const viewOne = (principal: Principal, row: AgendaItemRow) =>
+    Effect.gen(function*() {
+      const points = yield* store.talkingPoints([row.id], subjectOf(principal))
+      return present(row, points, yield* peopleOf(principal.workspace_id, row.presenters))
+    })
+
+  /** The item, if the caller may see its meeting (another meeting's visibility answers 404 for the item). */
+  const find = (principal: Principal, id: AgendaItemId, check: (meetingId: MeetingId) => Effect.Effect<Meeting, NotFound | InsufficientScope>) =>
+    Effect.gen(function*() {
+      const row = yield* store.get(principal.workspace_id, id).pipe(orNotFound("agenda item", id))
+      yield* check(row.meeting_id).pipe(Effect.catchTag("NotFound", () => Effect.fail(NotFound.of("agenda item", id))))
+      return row
+    })
+
+  /**
+   * The sequence an appended item gets: the next whole number after the meeting's last item. When that would
+   * leave the range, the meeting's items are first renumbered 1, 2, ... in their order (in the caller's
+   * transaction), so appending never fails however large the sequences already are.
+   */
+  const appendSequence = (meeting: Meeting, at: DateTime.Utc) =>
+    Effect.gen(function*() {
+      const next = sequenceAfter(yield* store.lastSequence(meeting.workspace_id, meeting.id))
+      if (Option.isSome(next)) return next.value
+      const items = yield* store.listByMeeting(meeting.workspace_id, meeting.id)
+      const sequences = renumbered(items.length + 1)
+      yield* Effect.forEach(items, (item, index) =>
+        store.update(new AgendaItemRow({ ...item, sequence: sequences[index] ?? item.sequence, updated_at: at })), {
+        discard: true
+      })
+      return sequences[items.length] ?? Sequence.make(String(items.length + 1))
+    })
 
   const list = Effect.fn("AgendaItems.list")(function*(
     principal: Principal,
@@ -85,22 +167,18 @@ const make = Effect.gen(function*() {
     request: PageRequest
   ) {
     yield* requireScope(principal, "meetings:read")
-    if (filter.meeting_id !== undefined) yield* access.readable(principal, filter.meeting_id)
     const page = clamp(request)
-    const slice = yield* store.list(
-      principal.workspace_id,
-      { meetingId: filter.meeting_id, visibleTo: access.visibleTo(principal) },
-      page
-    )
+    const meetingIds = filter.meeting_id === undefined
+      ? yield* access.visibleMeetingIds(principal)
+      : [(yield* access.readable(principal, filter.meeting_id)).id]
+    const slice = yield* store.list(principal.workspace_id, { meetingIds }, page)
     return toList({ items: yield* view(principal, slice.items), total: slice.total }, page)
   })
 
   const get = Effect.fn("AgendaItems.get")(function*(principal: Principal, id: AgendaItemId) {
     yield* requireScope(principal, "meetings:read")
-    const row = yield* find(principal, id)
-    yield* access.readable(principal, row.meeting_id).pipe(Effect.mapError(() => NotFound.of("agenda item", id)))
-    const [item] = yield* view(principal, [row])
-    return item!
+    const row = yield* find(principal, id, (meetingId) => access.readable(principal, meetingId))
+    return yield* viewOne(principal, row)
   })
 
   const create = Effect.fn("AgendaItems.create")(function*(principal: Principal, input: CreateAgendaItem) {
@@ -109,39 +187,36 @@ const make = Effect.gen(function*() {
     if (meeting.status === "ended") {
       return yield* Effect.fail(new Conflict({ message: "the meeting has ended and takes no new agenda items" }))
     }
+    yield* checkPresenters(principal, input.presenters)
     const at = yield* now
-    const sequence = input.sequence === undefined
-      ? sequenceAfter(yield* store.lastSequence(principal.workspace_id, meeting.id))
-      : normalizeSequence(input.sequence)
-    const row = new AgendaItemRow({
-      id: AgendaItemId.make(yield* crypto.randomUUID),
-      workspace_id: principal.workspace_id,
-      meeting_id: meeting.id,
-      title: input.title,
-      description: input.description ?? null,
-      item_type: input.item_type ?? "DISCUSSION",
-      sequence,
-      presenters: input.presenters ?? [],
-      created_at: at,
-      updated_at: at
-    })
-    yield* transactor.withTransaction(Effect.gen(function*() {
+    const id = AgendaItemId.make(yield* crypto.randomUUID)
+    const row = yield* transactor.withTransaction(Effect.gen(function*() {
+      const row = new AgendaItemRow({
+        id,
+        workspace_id: principal.workspace_id,
+        meeting_id: meeting.id,
+        title: input.title,
+        description: input.description ?? null,
+        item_type: input.item_type ?? "DISCUSSION",
+        sequence: input.sequence === undefined ? yield* appendSequence(meeting, at) : normalizeSequence(input.sequence),
+        presenters: input.presenters ?? [],
+        created_at: at,
+        updated_at: at
+      })
       yield* store.insert(row)
       if (input.talking_points !== undefined && input.talking_points.length > 0) {
         yield* store.setTalkingPoints(row.id, subjectOf(principal), input.talking_points)
       }
+      return row
     }))
-    const [item] = yield* view(principal, [row])
-    return item!
+    return yield* viewOne(principal, row)
   })
 
   /** Only the fields present change; an omitted `sequence` keeps the item where it is. */
   const update = Effect.fn("AgendaItems.update")(function*(principal: Principal, id: AgendaItemId, input: UpdateAgendaItem) {
     yield* requireScope(principal, "meetings:write")
-    const current = yield* find(principal, id)
-    yield* access.writable(principal, current.meeting_id).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(NotFound.of("agenda item", id)))
-    )
+    const current = yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
+    yield* checkPresenters(principal, input.presenters)
     const next = new AgendaItemRow({
       ...current,
       title: input.title ?? current.title,
@@ -157,17 +232,17 @@ const make = Effect.gen(function*() {
         yield* store.setTalkingPoints(id, subjectOf(principal), input.talking_points)
       }
     }))
-    const [item] = yield* view(principal, [next])
-    return item!
+    return yield* viewOne(principal, next)
   })
 
+  /** Deletes the item with its talking points; what pointed at it (action items) stays, pointing nowhere. */
   const remove = Effect.fn("AgendaItems.delete")(function*(principal: Principal, id: AgendaItemId) {
     yield* requireScope(principal, "meetings:write")
-    const current = yield* find(principal, id)
-    yield* access.writable(principal, current.meeting_id).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(NotFound.of("agenda item", id)))
-    )
-    yield* store.delete(principal.workspace_id, id)
+    yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
+    yield* transactor.withTransaction(Effect.gen(function*() {
+      yield* references.detach(principal.workspace_id, id)
+      yield* store.delete(principal.workspace_id, id)
+    }))
   })
 
   return { list, get, create, update, delete: remove } as const
@@ -180,7 +255,6 @@ export class AgendaItems extends Context.Tag("@convene/core/AgendaItems")<
   static readonly layer: Layer.Layer<
     AgendaItems,
     never,
-    AgendaItemStore | UserStore | MeetingAccess | Transactor | Crypto
-  > = Layer
-    .effect(AgendaItems, make)
+    AgendaItemStore | AgendaItemReferences | UserStore | MeetingAccess | Transactor | Crypto
+  > = Layer.effect(AgendaItems, make)
 }

@@ -3,15 +3,17 @@
  * - the first request with a key claims it (pending for at most 5 minutes);
  * - its work and the record of its 2xx response commit in one transaction, so a resource whose creation was
  *   answered is always replayable and a crash mid-way leaves neither (the key frees when the claim expires);
- * - an identical repeat (same credential, key and fingerprint of method, route and body) gets the first
- *   response again, marked replayed, for 24 hours;
+ * - an identical repeat (same credential, key and fingerprint: method, path, query and body, see
+ *   Fingerprint.ts) gets the first response again, marked replayed, for 24 hours;
  * - a repeat while the first is in flight is `IdempotencyConflict` (409 with Retry-After);
  * - the same key with another fingerprint is `IdempotencyKeyReuse` (422);
  * - a request that fails releases its key, so a corrected retry may reuse it.
  */
 import { Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
+import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
 import { now } from "../shared/Time.js"
-import { Transactor } from "../shared/Transactor.js"
+import { fingerprint, type RequestParts } from "./Fingerprint.js"
 import { IdempotencyRecord, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 
 export const pendingWindow = Duration.minutes(5)
@@ -44,12 +46,11 @@ export const validateKey = (raw: string): Effect.Effect<string, IdempotencyKeyIn
   return Effect.succeed(raw)
 }
 
-export interface IdempotentRequest {
+export interface IdempotentRequest extends RequestParts {
   /** Whose keys these are: the credential's id (keys of different credentials never meet). */
   readonly scope: string
+  /** The Idempotency-Key as the client sent it. */
   readonly key: string
-  /** A digest of what makes two requests "the same": method, route and body. */
-  readonly fingerprint: string
 }
 
 export interface IdempotentOutcome {
@@ -60,6 +61,7 @@ export interface IdempotentOutcome {
 const make = Effect.gen(function*() {
   const store = yield* IdempotencyStore
   const transactor = yield* Transactor
+  const crypto = yield* Crypto
 
   const run = <E, R>(
     request: IdempotentRequest,
@@ -67,11 +69,12 @@ const make = Effect.gen(function*() {
   ): Effect.Effect<IdempotentOutcome, E | IdempotencyKeyInvalid | IdempotencyConflict | IdempotencyKeyReuse, R> =>
     Effect.gen(function*() {
       const key = yield* validateKey(request.key)
+      const digest = yield* Effect.provideService(fingerprint(request), Crypto, crypto)
       const at = yield* now
       const pending = new IdempotencyRecord({
         scope: request.scope,
         key,
-        fingerprint: request.fingerprint,
+        fingerprint: digest,
         response: null,
         created_at: at,
         expires_at: DateTime.addDuration(at, pendingWindow)
@@ -79,7 +82,7 @@ const make = Effect.gen(function*() {
       const claim = yield* store.begin(pending, at)
       if (claim._tag === "Found") {
         const existing = claim.record
-        if (existing.fingerprint !== request.fingerprint) {
+        if (existing.fingerprint !== digest) {
           return yield* Effect.fail(
             new IdempotencyKeyReuse({
               message: "this Idempotency-Key was already used with a different request (method, path or body)"
@@ -117,7 +120,7 @@ export class Idempotency extends Context.Tag("@convene/core/Idempotency")<
   Idempotency,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer: Layer.Layer<Idempotency, never, IdempotencyStore | Transactor> = Layer.effect(
+  static readonly layer: Layer.Layer<Idempotency, never, IdempotencyStore | Transactor | Crypto> = Layer.effect(
     Idempotency,
     make
   )

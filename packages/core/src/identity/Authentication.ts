@@ -4,7 +4,7 @@
  * constant time, and expiry, revocation, the owner's current role and workspace are checked on every call.
  */
 import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { Crypto } from "../shared/Crypto.js"
+import { Crypto } from "../ports/Crypto.js"
 import { Unauthenticated } from "../shared/Errors.js"
 import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { now, Timestamp } from "../shared/Time.js"

@@ -1,6 +1,7 @@
 /** Users, roles, scopes, credentials and the principal a credential authenticates as. */
 import { Schema } from "effect"
 import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
+import { Email } from "../shared/Text.js"
 import { Timestamp } from "../shared/Time.js"
 
 export const Role = Schema.Literal("OWNER", "ADMIN", "MEMBER").annotations({ identifier: "Role" })
@@ -29,7 +30,7 @@ export const grantsOf = (role: Role): ReadonlyArray<Scope> =>
 export class User extends Schema.Class<User>("User")({
   id: UserId,
   workspace_id: WorkspaceId,
-  email: Schema.String,
+  email: Email,
   name: Schema.String,
   role: Role,
   password_hash: Schema.NullOr(Schema.String),

@@ -1,5 +1,6 @@
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
+import type { Email } from "../shared/Text.js"
 import type { Credential, User } from "./Identity.js"
 
 /** A uniqueness constraint of the store refused the write. */
@@ -7,13 +8,13 @@ export class DuplicateKey extends Schema.TaggedError<DuplicateKey>()("DuplicateK
   constraint: Schema.String
 }) {}
 
-/** Port: users. E-mail addresses are unique across the installation, compared case-insensitively. */
+/** Port: users. E-mail addresses (kept normalised by core, see Email) are unique across the installation. */
 export class UserStore extends Context.Tag("@convene/core/UserStore")<UserStore, {
   readonly insert: (user: User) => Effect.Effect<void, DuplicateKey>
   readonly get: (id: UserId) => Effect.Effect<Option.Option<User>>
   /** The users among `ids` that belong to `workspaceId`, in no particular order. */
   readonly getMany: (workspaceId: WorkspaceId, ids: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<User>>
-  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
+  readonly findByEmail: (email: Email) => Effect.Effect<Option.Option<User>>
 }>() {}
 
 /** Port: credentials (tokens and API keys), looked up by the SHA-256 of the presented token. */

@@ -3,7 +3,7 @@
  * documented prefix plus 32 random bytes (256 bits) in base64url; only its SHA-256 is stored.
  */
 import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effect"
-import { Crypto } from "../shared/Crypto.js"
+import { Crypto } from "../ports/Crypto.js"
 import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
 import { CredentialId, type UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
@@ -17,6 +17,17 @@ import { Users } from "./Users.js"
 
 export const ExpiryDays = Schema.Literal(30, 60, 90, 180, 365)
 export const ExpiryHours = Schema.Literal(1, 2, 4, 6)
+
+/** The credentials that may issue personal access tokens to their user (and, with OAuth, the session). */
+export const tokenIssuers: ReadonlyArray<CredentialKind> = ["personal_access_token", "access_token"]
+
+const kindNames: Record<CredentialKind, string> = {
+  access_token: "OAuth access token",
+  refresh_token: "refresh token",
+  personal_access_token: "personal access token",
+  short_lived: "short-lived token",
+  api_key: "workspace API key"
+}
 
 const TokenScopes = Schema.Array(Scope).pipe(
   Schema.minItems(1, { message: () => "must name at least one scope" })
@@ -147,10 +158,19 @@ const make = Effect.gen(function*() {
     return new IssuedToken({ ...credential, token })
   })
 
-  /** POST /v1/user/tokens: the caller issues a personal access token to themself, within their own scopes. */
+  /**
+   * POST /v1/user/tokens: the caller issues a personal access token to themself, within their own scopes.
+   * Only a credential that is itself long-lived and user-held may do so (see `tokenIssuers`): a short-lived
+   * token must not outlive itself through a token it mints, and a workspace API key is no user.
+   */
   const issueForCaller = Effect.fn("Tokens.issueForCaller")(function*(principal: Principal, input: IssuePersonalAccessToken) {
-    if (principal.user_id === null) {
-      return yield* Effect.fail(NotFound.of("user", principal.credential_id))
+    if (!tokenIssuers.includes(principal.kind) || principal.user_id === null) {
+      return yield* Effect.fail(
+        new InsufficientScope({
+          required: tokenIssuers.join(" "),
+          message: `a ${kindNames[principal.kind]} cannot issue tokens; use a personal access token, an OAuth access token or the signed-in session`
+        })
+      )
     }
     const beyond = input.scopes.filter((scope) => !principal.scopes.includes(scope))
     if (beyond.length > 0) {

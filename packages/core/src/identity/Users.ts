@@ -1,10 +1,11 @@
 /** Users of a workspace: provisioning (operator API) and the caller's own identity. */
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { Crypto, PasswordHasher } from "../shared/Crypto.js"
-import { Conflict, NotFound } from "../shared/Errors.js"
+import { Crypto, PasswordHasher } from "../ports/Crypto.js"
+import { Conflict, NotFound, orNotFound } from "../shared/Errors.js"
 import { UserId, WorkspaceId } from "../shared/Ids.js"
-import { Email, normalizeEmail, Title } from "../shared/Text.js"
+import { Email, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
 import { type Principal, Role, User } from "./Identity.js"
 import { UserStore } from "./IdentityStore.js"
@@ -25,12 +26,12 @@ export class CreateUser extends Schema.Class<CreateUser>("CreateUser")({
 export class UserView extends Schema.Class<UserView>("UserView")({
   id: UserId,
   workspace_id: WorkspaceId,
-  email: Schema.String,
+  email: Email,
   name: Schema.String,
   role: Role
 }) {
   static readonly of = (user: User) =>
-    new UserView({ id: user.id, workspace_id: user.workspace_id, email: user.email, name: user.name, role: user.role })
+    new UserView({ id: user.id, workspace_id: user.workspace_id, email: user.email, name: user.name, role: user.role }, trusted)
 }
 
 const make = Effect.gen(function*() {
@@ -45,7 +46,7 @@ const make = Effect.gen(function*() {
     const user = new User({
       id: UserId.make(yield* crypto.randomUUID),
       workspace_id: workspaceId,
-      email: normalizeEmail(input.email),
+      email: input.email,
       name: input.name,
       role: input.role,
       password_hash: input.password === undefined ? null : yield* hasher.hash(input.password),
@@ -60,9 +61,7 @@ const make = Effect.gen(function*() {
   })
 
   const get = Effect.fn("Users.get")(function*(id: UserId) {
-    return yield* store.get(id).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("user", id)), onSome: Effect.succeed }))
-    )
+    return yield* store.get(id).pipe(orNotFound("user", id))
   })
 
   /** The identity behind the principal. Workspace API keys have none: they act as the workspace. */
@@ -81,7 +80,8 @@ const make = Effect.gen(function*() {
 
   /** Checks a password; answers the user, or none for an unknown e-mail or a wrong password alike. */
   const verifyPassword = Effect.fn("Users.verifyPassword")(function*(email: string, password: string) {
-    const user = yield* store.findByEmail(normalizeEmail(email))
+    const address = Schema.decodeUnknownOption(Email)(email)
+    const user = Option.isNone(address) ? Option.none<User>() : yield* store.findByEmail(address.value)
     if (Option.isNone(user) || user.value.password_hash === null) {
       // Spend the same work on unknown users so that timing does not tell which e-mails exist.
       yield* hasher.verify(password, dummyHash)

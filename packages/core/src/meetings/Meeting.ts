@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { MeetingId, ParticipantId, TemplateId, UserId, WorkspaceId } from "../shared/Ids.js"
+import { Email } from "../shared/Text.js"
 import { Timestamp } from "../shared/Time.js"
 import { DetailLevel } from "../workspaces/Workspace.js"
 
@@ -43,7 +44,7 @@ export class ParticipantRow extends Schema.Class<ParticipantRow>("ParticipantRow
   workspace_id: WorkspaceId,
   meeting_id: MeetingId,
   user_id: Schema.NullOr(UserId),
-  guest_email: Schema.NullOr(Schema.String),
+  guest_email: Schema.NullOr(Email),
   role: ParticipantRole,
   is_attended: Schema.Boolean,
   created_at: Timestamp,

@@ -6,18 +6,17 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { actsForWorkspace } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
-import { InsufficientScope, NotFound } from "../shared/Errors.js"
-import type { MeetingId, UserId } from "../shared/Ids.js"
+import { InsufficientScope, NotFound, orNotFound } from "../shared/Errors.js"
+import type { MeetingId } from "../shared/Ids.js"
 import type { Meeting } from "./Meeting.js"
+import { MeetingFilter } from "./MeetingFilter.js"
 import { MeetingStore } from "./MeetingStore.js"
 
 const make = Effect.gen(function*() {
   const store = yield* MeetingStore
 
   const find = (principal: Principal, id: MeetingId) =>
-    store.get(principal.workspace_id, id).pipe(
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("meeting", id)), onSome: Effect.succeed }))
-    )
+    store.get(principal.workspace_id, id).pipe(orNotFound("meeting", id))
 
   const roleOf = (principal: Principal, meeting: Meeting) =>
     principal.user_id === null
@@ -59,11 +58,22 @@ const make = Effect.gen(function*() {
     return meeting
   })
 
-  /** The user whose meetings a list is limited to; none for callers who see the whole workspace. */
-  const visibleTo = (principal: Principal): UserId | undefined =>
-    actsForWorkspace(principal) ? undefined : principal.user_id ?? undefined
+  /** The meetings the caller sees, as a filter: all of the workspace's, or those they take part in. */
+  const visibleTo = (principal: Principal): MeetingFilter =>
+    actsForWorkspace(principal) || principal.user_id === null
+      ? MeetingFilter.All()
+      : MeetingFilter.HasParticipant({ userId: principal.user_id })
 
-  return { readable, writable, visibleTo } as const
+  /**
+   * The ids of the meetings the caller sees, for lists of things kept on meetings: undefined when the caller
+   * sees every meeting of the workspace.
+   */
+  const visibleMeetingIds = Effect.fn("MeetingAccess.visibleMeetingIds")(function*(principal: Principal) {
+    if (actsForWorkspace(principal) || principal.user_id === null) return undefined
+    return yield* store.meetingIdsOf(principal.workspace_id, principal.user_id)
+  })
+
+  return { readable, writable, visibleTo, visibleMeetingIds } as const
 })
 
 export class MeetingAccess extends Context.Tag("@convene/core/MeetingAccess")<

@@ -1,17 +1,15 @@
 /** Meetings: create, read, change, end and delete them; contacts, transcript export and templates. */
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
-import { AgendaItemRow, normalizeSequence } from "../agenda/AgendaItem.js"
-import { AgendaItemStore } from "../agenda/AgendaItemStore.js"
 import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
-import { Crypto } from "../shared/Crypto.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
-import { AgendaItemId, MeetingId, ParticipantId, TemplateId } from "../shared/Ids.js"
+import { MeetingId, ParticipantId, TemplateId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { LongText, Title } from "../shared/Text.js"
+import { LongText, Text, Title } from "../shared/Text.js"
 import { monthKey, now, Timestamp } from "../shared/Time.js"
-import { Transactor } from "../shared/Transactor.js"
 import { trusted } from "../shared/Trusted.js"
 import { monthlyMeetingAllowance } from "../workspaces/Plans.js"
 import { DetailLevel } from "../workspaces/Workspace.js"
@@ -19,10 +17,17 @@ import { Workspaces } from "../workspaces/Workspaces.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
 import { Contact, Meeting, MeetingStatus, meetingTransitions, ParticipantRow, TranscriptSegment } from "./Meeting.js"
 import { MeetingAccess } from "./MeetingAccess.js"
-import { type MeetingFilter, MeetingStore } from "./MeetingStore.js"
+import { MeetingContents } from "./MeetingContents.js"
+import { and, MeetingFilter, upcoming as upcomingAt } from "./MeetingFilter.js"
+import { MeetingStore, type MeetingOrder } from "./MeetingStore.js"
 import { builtInTemplates, findTemplate } from "./Templates.js"
 
 export const MeetingTitle = Title(500)
+
+/** A search text: trimmed, at most 500 characters; empty means no text filter. */
+export const SearchText = Schema.compose(Text, Schema.Trim).pipe(
+  Schema.maxLength(500, { message: () => "must be at most 500 characters" })
+)
 
 export class CreateMeeting extends Schema.Class<CreateMeeting>("CreateMeeting")({
   title: MeetingTitle,
@@ -42,6 +47,7 @@ export class UpdateMeeting extends Schema.Class<UpdateMeeting>("UpdateMeeting")(
 }) {}
 
 export interface MeetingSearch {
+  /** Title contains, case-insensitively (decode it with SearchText). */
   readonly q?: string | undefined
   readonly status?: MeetingStatus | undefined
   readonly start_after?: DateTime.Utc | undefined
@@ -50,14 +56,66 @@ export interface MeetingSearch {
 
 export class TranscriptLine extends Schema.Class<TranscriptLine>("TranscriptLine")({
   offset_ms: Schema.NonNegativeInt,
-  speaker: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  speaker: Title(200),
   text: LongText(20_000)
 }) {}
 
-const checkTimes = (start: DateTime.Utc | null, end: DateTime.Utc | null) =>
-  start !== null && end !== null && DateTime.lessThan(end, start)
-    ? Effect.fail(ValidationError.of("end_time", "must not be before start_time"))
-    : Effect.void
+/**
+ * An end before the start is refused, naming the field the request set: `end_time` when it set the end (or
+ * both, or neither), `start_time` when it moved only the start past the end.
+ */
+const checkTimes = (
+  start: DateTime.Utc | null,
+  end: DateTime.Utc | null,
+  given: { readonly start: boolean; readonly end: boolean }
+) => {
+  if (start === null || end === null || !DateTime.lessThan(end, start)) return Effect.void
+  return Effect.fail(
+    given.start && !given.end
+      ? ValidationError.of("start_time", `must not be after the meeting's end_time (${DateTime.formatIso(end)})`)
+      : ValidationError.of("end_time", `must not be before the meeting's start_time (${DateTime.formatIso(start)})`)
+  )
+}
+
+const transitionRefused = (from: MeetingStatus, to: MeetingStatus) => {
+  const allowed = meetingTransitions[from]
+  return new Conflict({
+    message: allowed.length === 0
+      ? `the meeting is ${from}, which is final: it cannot go to ${to}`
+      : `a meeting cannot go from ${from} to ${to}; from ${from} it can go to ${allowed.join(" or ")}`
+  })
+}
+
+/**
+ * The times a change leaves a meeting with. Times the request gives win; the rest records what happened:
+ * - starting it (to in_progress) sets start_time to now, and a planned end_time moves with it, keeping the
+ *   planned length;
+ * - ending it (to ended) sets end_time to now, and a start_time that is unset or later than that end becomes
+ *   the end too (a meeting ended before its planned start took place at that instant);
+ * - other changes (cancel, restore, title) leave the times as they are.
+ */
+export const timesAfter = (
+  current: Meeting,
+  status: MeetingStatus,
+  input: { readonly start_time?: DateTime.Utc | null | undefined; readonly end_time?: DateTime.Utc | null | undefined },
+  at: DateTime.Utc
+): { readonly start_time: DateTime.Utc | null; readonly end_time: DateTime.Utc | null } => {
+  const starting = status === "in_progress" && current.status !== "in_progress"
+  const ending = status === "ended" && current.status !== "ended"
+  let start = input.start_time !== undefined ? input.start_time : starting ? at : current.start_time
+  let end = input.end_time !== undefined ? input.end_time : current.end_time
+  if (
+    starting && input.end_time === undefined && start !== null && current.start_time !== null &&
+    current.end_time !== null
+  ) {
+    end = DateTime.addDuration(start, DateTime.distanceDuration(current.start_time, current.end_time))
+  }
+  if (ending) {
+    if (input.end_time === undefined) end = at
+    if (input.start_time === undefined && end !== null && (start === null || DateTime.lessThan(end, start))) start = end
+  }
+  return { start_time: start, end_time: end }
+}
 
 const clock = (ms: number) => {
   const total = Math.floor(ms / 1000)
@@ -67,7 +125,7 @@ const clock = (ms: number) => {
 
 const make = Effect.gen(function*() {
   const store = yield* MeetingStore
-  const agenda = yield* AgendaItemStore
+  const contents = yield* MeetingContents
   const users = yield* UserStore
   const workspaceStore = yield* WorkspaceStore
   const workspaces = yield* Workspaces
@@ -75,35 +133,48 @@ const make = Effect.gen(function*() {
   const transactor = yield* Transactor
   const crypto = yield* Crypto
 
-  const listWith = (principal: Principal, filter: MeetingFilter, order: "created_desc" | "start_asc", request: PageRequest) =>
+  /** A page of the meetings the caller can see among those `filter` passes. */
+  const listWith = (principal: Principal, filter: MeetingFilter, order: MeetingOrder, request: PageRequest) =>
     Effect.gen(function*() {
       yield* requireScope(principal, "meetings:read")
       const page = clamp(request)
-      const slice = yield* store.list(principal.workspace_id, { ...filter, visibleTo: access.visibleTo(principal) }, order, page)
+      const slice = yield* store.list(principal.workspace_id, and(access.visibleTo(principal), filter), order, page)
       return toList(slice, page)
     })
+
+  const statusIs = (status: MeetingStatus | undefined) =>
+    status === undefined ? MeetingFilter.All() : MeetingFilter.StatusIn({ statuses: [status] })
 
   const list = Effect.fn("Meetings.list")(function*(
     principal: Principal,
     filter: { readonly status?: MeetingStatus | undefined },
     page: PageRequest
   ) {
-    return yield* listWith(principal, { statuses: filter.status ? [filter.status] : undefined }, "created_desc", page)
+    return yield* listWith(principal, statusIs(filter.status), "created_desc", page)
   })
 
   const search = Effect.fn("Meetings.search")(function*(principal: Principal, query: MeetingSearch, page: PageRequest) {
-    const q = query.q?.trim()
-    return yield* listWith(principal, {
-      titleContains: q === undefined || q.length === 0 ? undefined : q,
-      statuses: query.status ? [query.status] : undefined,
-      startFrom: query.start_after,
-      startBefore: query.start_before
-    }, "created_desc", page)
+    const q = query.q?.trim() ?? ""
+    return yield* listWith(
+      principal,
+      and(
+        q.length === 0 ? MeetingFilter.All() : MeetingFilter.TitleContains({ text: q }),
+        statusIs(query.status),
+        query.start_after === undefined
+          ? MeetingFilter.All()
+          : MeetingFilter.AtOrAfter({ field: "start_time", at: query.start_after }),
+        query.start_before === undefined
+          ? MeetingFilter.All()
+          : MeetingFilter.Before({ field: "start_time", at: query.start_before })
+      ),
+      "created_desc",
+      page
+    )
   })
 
-  /** Scheduled or running meetings that are not over yet, soonest first. */
+  /** Scheduled or running meetings that are not over yet (MeetingFilter.upcoming), soonest first. */
   const upcoming = Effect.fn("Meetings.upcoming")(function*(principal: Principal, page: PageRequest) {
-    return yield* listWith(principal, { statuses: ["scheduled", "in_progress"], notOverAt: yield* now }, "start_asc", page)
+    return yield* listWith(principal, upcomingAt(yield* now), "start_asc", page)
   })
 
   const get = Effect.fn("Meetings.get")(function*(principal: Principal, id: MeetingId) {
@@ -125,9 +196,12 @@ const make = Effect.gen(function*() {
     }
     const at = yield* now
     const instant = input.is_instant === true
+    if (instant && input.start_time !== undefined && input.start_time !== null) {
+      return yield* Effect.fail(ValidationError.of("start_time", "an instant meeting starts now; give start_time or is_instant, not both"))
+    }
     const start = instant ? at : input.start_time ?? null
     const end = input.end_time ?? null
-    yield* checkTimes(start, end)
+    yield* checkTimes(start, end, { start: !instant && start !== null, end: end !== null })
     const meeting = new Meeting({
       id: MeetingId.make(yield* crypto.randomUUID),
       workspace_id: workspace.id,
@@ -143,20 +217,6 @@ const make = Effect.gen(function*() {
       updated_at: at
     })
     const allowance = monthlyMeetingAllowance(workspace.plan)
-    const items = yield* Effect.forEach(template?.agenda_items ?? [], (item, index) =>
-      Effect.map(crypto.randomUUID, (id) =>
-        new AgendaItemRow({
-          id: AgendaItemId.make(id),
-          workspace_id: workspace.id,
-          meeting_id: meeting.id,
-          title: item.title,
-          description: item.description,
-          item_type: item.item_type,
-          sequence: normalizeSequence(String(index + 1)),
-          presenters: [],
-          created_at: at,
-          updated_at: at
-        })))
     const owner = principal.user_id === null ? undefined : new ParticipantRow({
       id: ParticipantId.make(yield* crypto.randomUUID),
       workspace_id: workspace.id,
@@ -189,7 +249,7 @@ const make = Effect.gen(function*() {
       }
       yield* store.insert(meeting)
       if (owner !== undefined) yield* store.addParticipants([owner])
-      yield* Effect.forEach(items, agenda.insert, { discard: true })
+      if (template !== undefined) yield* contents.seed(meeting, template.agenda_items)
     }))
     return meeting
   })
@@ -200,32 +260,33 @@ const make = Effect.gen(function*() {
     const at = yield* now
     const status = input.status ?? current.status
     if (status !== current.status && !meetingTransitions[current.status].includes(status)) {
-      return yield* Effect.fail(new Conflict({ message: `a meeting cannot go from ${current.status} to ${status}` }))
+      return yield* Effect.fail(transitionRefused(current.status, status))
     }
-    let start = input.start_time === undefined ? current.start_time : input.start_time
-    let end = input.end_time === undefined ? current.end_time : input.end_time
-    // Starting a meeting without a start time starts it now; ending one without an end time ends it now.
-    if (status === "in_progress" && current.status !== "in_progress" && start === null) start = at
-    if (status === "ended" && current.status !== "ended" && end === null) end = at
-    yield* checkTimes(start, end)
+    const times = timesAfter(current, status, input, at)
+    yield* checkTimes(times.start_time, times.end_time, {
+      start: input.start_time !== undefined,
+      end: input.end_time !== undefined
+    })
     const next = new Meeting({
       ...current,
       title: input.title ?? current.title,
       detail_level: input.detail_level ?? current.detail_level,
       status,
-      start_time: start,
-      end_time: end,
+      ...times,
       updated_at: at
     })
     yield* store.update(next)
     return next
   })
 
-  /** Deletes the meeting with its participants, transcript, agenda items and action items. */
+  /** Deletes the meeting with its participants and transcript, and everything other rooms keep on it. */
   const remove = Effect.fn("Meetings.delete")(function*(principal: Principal, id: MeetingId) {
     yield* requireScope(principal, "meetings:write")
     yield* access.writable(principal, id, { ownerOnly: true })
-    yield* store.delete(principal.workspace_id, id)
+    yield* transactor.withTransaction(Effect.gen(function*() {
+      yield* contents.deleteAll(principal.workspace_id, id)
+      yield* store.delete(principal.workspace_id, id)
+    }))
   })
 
   /** The people on the meeting, by e-mail: users with their current name, guests by address. */
@@ -298,7 +359,7 @@ export class Meetings extends Context.Tag("@convene/core/Meetings")<Meetings, Ef
   static readonly layer: Layer.Layer<
     Meetings,
     never,
-    MeetingStore | AgendaItemStore | UserStore | WorkspaceStore | Workspaces | MeetingAccess | Transactor | Crypto
+    MeetingStore | MeetingContents | UserStore | WorkspaceStore | Workspaces | MeetingAccess | Transactor | Crypto
   > = Layer.effect(Meetings, make)
 }
 

@@ -6,11 +6,11 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { requireScope } from "../identity/Access.js"
 import type { Principal, User } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
-import { Crypto } from "../shared/Crypto.js"
+import { Crypto } from "../ports/Crypto.js"
 import { Conflict, NotFound, ValidationError } from "../shared/Errors.js"
 import { type MeetingId, ParticipantId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { Email, normalizeEmail } from "../shared/Text.js"
+import { Email } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Participant, ParticipantRow } from "./Meeting.js"
@@ -44,27 +44,36 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
 
   /** Rows as the API shows them: names and e-mails from the current user records. */
-  const view = (principal: Principal, rows: ReadonlyArray<ParticipantRow>) =>
+  /** The current user records of the rows' users, by id. */
+  const peopleOf = (principal: Principal, rows: ReadonlyArray<ParticipantRow>) =>
     Effect.gen(function*() {
       const ids = rows.flatMap((row) => (row.user_id === null ? [] : [row.user_id]))
       const people = ids.length === 0 ? [] : yield* users.getMany(principal.workspace_id, ids)
-      const byId = new Map<string, User>(people.map((user) => [user.id, user]))
-      return rows.map((row) => {
-        const user = row.user_id === null ? undefined : byId.get(row.user_id)
-        const email = user?.email ?? row.guest_email ?? ""
-        return new Participant({
-          id: row.id,
-          meeting_id: row.meeting_id,
-          user_id: row.user_id,
-          name: user?.name ?? email,
-          email,
-          role: row.role,
-          is_attended: row.is_attended,
-          created_at: row.created_at,
-          updated_at: row.updated_at
-        }, trusted)
-      })
+      return new Map<string, User>(people.map((user) => [user.id, user]))
     })
+
+  /** A row as the API shows it: name and e-mail from the current user record (or the guest address). */
+  const present = (row: ParticipantRow, people: ReadonlyMap<string, User>) => {
+    const user = row.user_id === null ? undefined : people.get(row.user_id)
+    const email = user?.email ?? row.guest_email ?? ""
+    return new Participant({
+      id: row.id,
+      meeting_id: row.meeting_id,
+      user_id: row.user_id,
+      name: user?.name ?? email,
+      email,
+      role: row.role,
+      is_attended: row.is_attended,
+      created_at: row.created_at,
+      updated_at: row.updated_at
+    }, trusted)
+  }
+
+  const view = (principal: Principal, rows: ReadonlyArray<ParticipantRow>) =>
+    Effect.map(peopleOf(principal, rows), (people) => rows.map((row) => present(row, people)))
+
+  const viewOne = (principal: Principal, row: ParticipantRow) =>
+    Effect.map(peopleOf(principal, [row]), (people) => present(row, people))
 
   const list = Effect.fn("Participants.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
@@ -87,15 +96,16 @@ const make = Effect.gen(function*() {
     }
     const userIds = entries.flatMap((entry) => (entry.user_id === undefined ? [] : [entry.user_id]))
     const known = new Set((yield* users.getMany(principal.workspace_id, userIds)).map((user) => user.id))
-    const unknown = entries.findIndex((entry) => entry.user_id !== undefined && !known.has(entry.user_id))
-    if (unknown >= 0) {
-      return yield* Effect.fail(
-        new NotFound({
-          resource: "user",
-          id: entries[unknown]!.user_id!,
-          message: `participants[${unknown}].user_id: user ${entries[unknown]!.user_id} was not found in this workspace`
-        })
-      )
+    for (const [index, entry] of entries.entries()) {
+      if (entry.user_id !== undefined && !known.has(entry.user_id)) {
+        return yield* Effect.fail(
+          new NotFound({
+            resource: "user",
+            id: entry.user_id,
+            message: `participants[${index}].user_id: user ${entry.user_id} was not found in this workspace`
+          })
+        )
+      }
     }
     const at = yield* now
     const rows = yield* Effect.forEach(entries, (entry) =>
@@ -105,7 +115,7 @@ const make = Effect.gen(function*() {
           workspace_id: principal.workspace_id,
           meeting_id: meetingId,
           user_id: entry.user_id ?? null,
-          guest_email: entry.guest_email === undefined ? null : normalizeEmail(entry.guest_email),
+          guest_email: entry.guest_email ?? null,
           role: entry.role,
           is_attended: false,
           created_at: at,
@@ -149,8 +159,7 @@ const make = Effect.gen(function*() {
     }
     const next = row.role === input.role ? row : new ParticipantRow({ ...row, role: input.role, updated_at: yield* now })
     if (next !== row) yield* store.updateParticipant(next)
-    const [shown] = yield* view(principal, [next])
-    return shown!
+    return yield* viewOne(principal, next)
   })
 
   return { list, add, remove, changeRole } as const

@@ -3,7 +3,7 @@
  * and, unless the request names one, its detail level. Ids are fixed so that clients can keep them.
  */
 import { Schema } from "effect"
-import { AgendaItemType } from "../agenda/AgendaItem.js"
+import { AgendaItemType } from "../shared/AgendaItemType.js"
 import { TemplateId } from "../shared/Ids.js"
 import { DetailLevel } from "../workspaces/Workspace.js"
 

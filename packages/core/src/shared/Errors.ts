@@ -2,7 +2,7 @@
  * Domain errors. Each carries a readable `message`; the HTTP host maps the tag to a status and a stable
  * `code` (the domain never knows about statuses).
  */
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 /** A request value broke a rule. `field` names the offending field (dotted path for nested ones). */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
@@ -46,3 +46,8 @@ export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequir
   required_plan: Schema.String,
   message: Schema.String
 }) {}
+
+/** The value of an optional lookup, or `NotFound` of `resource` `id` when there is none. */
+export const orNotFound = (resource: string, id: string) =>
+<A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
+  Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(resource, id)), onSome: Effect.succeed }))

@@ -1,7 +1,7 @@
 /** Provisioning of workspaces (the operator API) and reading them. */
-import { Context, Effect, Layer, Option, Schema } from "effect"
-import { Crypto } from "../shared/Crypto.js"
-import { NotFound } from "../shared/Errors.js"
+import { Context, Effect, Layer, Schema } from "effect"
+import { Crypto } from "../ports/Crypto.js"
+import { orNotFound } from "../shared/Errors.js"
 import { WorkspaceId } from "../shared/Ids.js"
 import { now } from "../shared/Time.js"
 import { Plan, Workspace, WorkspaceName } from "./Workspace.js"
@@ -22,12 +22,7 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
 
   const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
-    return yield* store.get(id).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(NotFound.of("workspace", id)),
-        onSome: Effect.succeed
-      }))
-    )
+    return yield* store.get(id).pipe(orNotFound("workspace", id))
   })
 
   const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspace) {

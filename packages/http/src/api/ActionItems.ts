@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ActionItem, ActionItemId, ActionItemStatus, CreateActionItem, MeetingId, Pagination, UpdateActionItem } from "@convene/core"
 import { Schema } from "effect"
-import { Forbidden, InFlight, InvalidIdempotencyKey, KeyReuse, Missing, StateConflict } from "./Errors.js"
-import { IdempotencyHeaders, PageParams } from "./Query.js"
+import { Forbidden, Missing, StateConflict } from "./Errors.js"
+import { idempotent } from "./Idempotency.js"
+import { PageParams } from "./Query.js"
 import { Authenticate } from "./Security.js"
 
 const ItemPath = Schema.Struct({ id: ActionItemId })
@@ -23,12 +24,9 @@ export class ActionItemsApi extends HttpApiGroup.make("actionItems")
   .add(
     HttpApiEndpoint.post("create", "/action-items")
       .setPayload(CreateActionItem)
-      .setHeaders(IdempotencyHeaders)
       .addSuccess(ActionItem, { status: 201 })
       .addError(Missing)
-      .addError(InvalidIdempotencyKey)
-      .addError(InFlight)
-      .addError(KeyReuse)
+      .pipe(idempotent)
       .annotate(
         OpenApi.Description,
         "Creates an action item on a meeting (404 when the meeting is missing or not visible). `status` may be any value " +

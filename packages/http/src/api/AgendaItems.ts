@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { AgendaItem, AgendaItemId, CreateAgendaItem, MeetingId, Pagination, UpdateAgendaItem } from "@convene/core"
 import { Schema } from "effect"
-import { Forbidden, InFlight, InvalidIdempotencyKey, KeyReuse, Missing, StateConflict } from "./Errors.js"
-import { IdempotencyHeaders, PageParams } from "./Query.js"
+import { Forbidden, Missing, StateConflict } from "./Errors.js"
+import { idempotent } from "./Idempotency.js"
+import { PageParams } from "./Query.js"
 import { Authenticate } from "./Security.js"
 
 const ItemPath = Schema.Struct({ id: AgendaItemId })
@@ -19,17 +20,17 @@ export class AgendaItemsApi extends HttpApiGroup.make("agendaItems")
   .add(
     HttpApiEndpoint.post("create", "/agenda-items")
       .setPayload(CreateAgendaItem)
-      .setHeaders(IdempotencyHeaders)
       .addSuccess(AgendaItem, { status: 201 })
       .addError(Missing)
       .addError(StateConflict)
-      .addError(InvalidIdempotencyKey)
-      .addError(InFlight)
-      .addError(KeyReuse)
+      .pipe(idempotent)
       .annotate(
         OpenApi.Description,
-        "Adds an agenda item to a meeting; appended after the last item unless `sequence` is given. An ended meeting " +
-          "answers 409. `talking_points` are private to the caller. Honours Idempotency-Key. Scope meetings:write."
+        "Adds an agenda item to a meeting. Without `sequence` it is appended: it gets the next whole number after the " +
+          "meeting's last item; when that would pass the range (12 digits before the point), the meeting's items are " +
+          "first renumbered 1, 2, 3, ... in their order, so appending always works. An ended meeting answers 409. " +
+          "`talking_points` are private to the caller; `presenters` must be users of the workspace (400 otherwise). " +
+          "Honours Idempotency-Key. Scope meetings:write."
       )
   )
   .add(HttpApiEndpoint.get("get", "/agenda-items/:id").setPath(ItemPath).addSuccess(AgendaItem).addError(Missing))
@@ -39,13 +40,20 @@ export class AgendaItemsApi extends HttpApiGroup.make("agendaItems")
       .setPayload(UpdateAgendaItem)
       .addSuccess(AgendaItem)
       .addError(Missing)
-      .annotate(OpenApi.Description, "Only the fields given change; an omitted `sequence` keeps the item in place.")
+      .annotate(
+        OpenApi.Description,
+        "Only the fields given change; an omitted `sequence` keeps the item in place. `presenters` must be users of the workspace."
+      )
   )
   .add(
     HttpApiEndpoint.del("delete", "/agenda-items/:id")
       .setPath(ItemPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Missing)
+      .annotate(
+        OpenApi.Description,
+        "Deletes the item with everyone's talking points on it; action items that pointed at it stay, with agenda_item_id null."
+      )
   )
   .middleware(Authenticate)
   .addError(Forbidden)

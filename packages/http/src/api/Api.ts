@@ -2,11 +2,12 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
-import { BadRequest, PayloadTooLarge, ValidationFailed } from "./Errors.js"
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "./Errors.js"
+import { HealthApi } from "./Health.js"
 import { IdentityApi } from "./Identity.js"
-import * as OpenApiDoc from "./OpenApiDoc.js"
 import { MeetingsApi } from "./Meetings.js"
-import { HealthApi, OperatorApi } from "./Operator.js"
+import * as OpenApiDoc from "./OpenApiDoc.js"
+import { OperatorApi } from "./Operator.js"
 
 export class Api extends HttpApi.make("convene")
   .add(MeetingsApi)
@@ -18,6 +19,7 @@ export class Api extends HttpApi.make("convene")
   .addError(ValidationFailed)
   .addError(BadRequest)
   .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
   .annotate(OpenApi.Title, "Convene: Meeting Workspace API")
   .annotate(OpenApi.Version, "1.1.0")
   .annotate(OpenApi.Description, OpenApiDoc.description)

@@ -28,14 +28,14 @@ export const Envelope = <const Codes extends ReadonlyArray<string>>(identifier: 
     message: Schema.String.annotations({ description: "deprecated mirror of `error`, removed in 2.0" })
   }).annotations({ identifier, description })
 
-export type EnvelopeBody = {
+export interface EnvelopeBody<Code extends string = string> {
   readonly error: string
-  readonly code: string
+  readonly code: Code
   readonly request_id: string
   readonly message: string
 }
 
-export const envelope = (code: string, text: string, requestId: string): EnvelopeBody => ({
+export const envelope = <const Code extends string>(code: Code, text: string, requestId: string): EnvelopeBody<Code> => ({
   error: text,
   code,
   request_id: requestId,
@@ -46,32 +46,33 @@ const header = (name: string, value: string) =>
   HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, name, value)))
 
 /**
- * A wire schema for the domain error class `Domain`: encodes an instance into the envelope (with extra
+ * A wire schema for the domain error class `Self`: encodes an instance into the envelope (with extra
  * fields and headers where the status needs them) and decodes an envelope back into an instance (for
  * HttpApiClient users).
  */
-const wire = <Self extends { readonly message: string }, Body extends Schema.Schema<any, any, never>>(
-  domain: Schema.Schema<Self, any, never>,
-  body: Body,
+const wire = <Self extends { readonly message: string }, SelfEncoded, Body, BodyEncoded>(
+  domain: Schema.Schema<Self, SelfEncoded>,
+  body: Schema.Schema<Body, BodyEncoded>,
   status: number,
-  toBody: (error: Self, requestId: string) => Effect.Effect<EnvelopeBody>,
-  fromBody: (body: Schema.Schema.Type<Body>) => Self
+  toBody: (error: Self, requestId: string) => Effect.Effect<Body>,
+  fromBody: (body: Body) => Self
 ) =>
   Schema.transformOrFail(body, Schema.typeSchema(domain), {
     strict: true,
     decode: (b) => ParseResult.succeed(fromBody(b)),
-    encode: (error) =>
-      Effect.flatMap(FiberRef.get(CurrentRequestId), (id) => toBody(error, id) as Effect.Effect<Schema.Schema.Type<Body>>)
+    encode: (error) => Effect.flatMap(FiberRef.get(CurrentRequestId), (id) => toBody(error, id))
   }).annotations(HttpApiSchema.annotations({ status }))
 
-const plain = <Self extends { readonly message: string }>(code: (error: Self) => string) =>
-  (error: Self, requestId: string) => Effect.succeed(envelope(code(error), error.message, requestId))
+/** The envelope with one `code` and the error's message. */
+const plain = <const Code extends string>(code: Code) =>
+<Self extends { readonly message: string }>(error: Self, requestId: string) =>
+  Effect.succeed(envelope(code, error.message, requestId))
 
 export const ValidationFailed = wire(
   ValidationError,
   Envelope("ValidationFailed", ["validation_error", "bad_request"], "the request is malformed or a field is invalid; `error` names the field"),
   400,
-  plain(() => "validation_error"),
+  plain("validation_error"),
   (b) => new ValidationError({ field: "", message: b.error })
 )
 
@@ -79,7 +80,7 @@ export const InvalidIdempotencyKey = wire(
   IdempotencyKeyInvalid,
   Envelope("IdempotencyKeyInvalid", ["idempotency_key_invalid"], "the Idempotency-Key is empty, white space, longer than 255 characters or not printable ASCII"),
   400,
-  plain(() => "idempotency_key_invalid"),
+  plain("idempotency_key_invalid"),
   (b) => new IdempotencyKeyInvalid({ message: b.error })
 )
 
@@ -88,10 +89,10 @@ export const Unauthorized = wire(
   Envelope("Unauthorized", ["unauthorized", "invalid_token"], "no valid credential: `unauthorized` when none was sent, `invalid_token` when it is malformed, unknown, expired or revoked"),
   401,
   (error, requestId) => {
-    const code = error.reason === "missing" ? "unauthorized" : "invalid_token"
+    const missing = error.reason === "missing"
     return Effect.as(
-      header("www-authenticate", code === "unauthorized" ? "Bearer" : `Bearer error="invalid_token"`),
-      envelope(code, error.message, requestId)
+      header("www-authenticate", missing ? "Bearer" : `Bearer error="invalid_token"`),
+      missing ? envelope("unauthorized", error.message, requestId) : envelope("invalid_token", error.message, requestId)
     )
   },
   (b) => new Unauthenticated({ reason: b.code === "unauthorized" ? "missing" : "unknown", message: b.error })
@@ -132,7 +133,7 @@ export const Missing = wire(
   NotFound,
   Envelope("NotFound", ["not_found"], "missing, or not visible to this credential"),
   404,
-  plain(() => "not_found"),
+  plain("not_found"),
   (b) => new NotFound({ resource: "", id: "", message: b.error })
 )
 
@@ -140,7 +141,7 @@ export const StateConflict = wire(
   Conflict,
   Envelope("Conflict", ["conflict"], "the request does not fit the resource's current state"),
   409,
-  plain(() => "conflict"),
+  plain("conflict"),
   (b) => new Conflict({ message: b.error })
 )
 
@@ -157,13 +158,10 @@ export const KeyReuse = wire(
   IdempotencyKeyReuse,
   Envelope("IdempotencyKeyReuse", ["idempotency_key_reuse"], "this Idempotency-Key was used with another body or route"),
   422,
-  plain(() => "idempotency_key_reuse"),
+  plain("idempotency_key_reuse"),
   (b) => new IdempotencyKeyReuse({ message: b.error })
 )
 
-/** Bodies the global middleware writes itself (no domain error behind them). */
-export const MethodNotAllowedBody = Envelope("MethodNotAllowed", ["method_not_allowed"], "the path exists but not for this method; see the Allow header")
-export const InternalErrorBody = Envelope("InternalError", ["internal_server_error"], "an unexpected failure; retry with backoff")
 
 /** The body is not valid JSON (or not readable). */
 export class MalformedBody extends Schema.TaggedError<MalformedBody>()("MalformedBody", {
@@ -174,7 +172,7 @@ export const BadRequest = wire(
   MalformedBody,
   Envelope("BadRequest", ["bad_request"], "the request could not be read, e.g. its body is not valid JSON"),
   400,
-  plain(() => "bad_request"),
+  plain("bad_request"),
   (b) => new MalformedBody({ message: b.error })
 )
 
@@ -187,6 +185,23 @@ export const PayloadTooLarge = wire(
   BodyTooLarge,
   Envelope("PayloadTooLarge", ["payload_too_large"], "the request body is larger than 1 MiB"),
   413,
-  plain(() => "payload_too_large"),
+  plain("payload_too_large"),
   (b) => new BodyTooLarge({ message: b.error })
+)
+
+/** The body's media type is not one the endpoint takes (JSON endpoints take application/json only). */
+export class MediaTypeUnsupported extends Schema.TaggedError<MediaTypeUnsupported>()("MediaTypeUnsupported", {
+  message: Schema.String
+}) {}
+
+export const UnsupportedMediaType = wire(
+  MediaTypeUnsupported,
+  Envelope(
+    "UnsupportedMediaType",
+    ["unsupported_media_type"],
+    "the body's Content-Type is not one the endpoint takes: application/json (charset utf-8 or none) for JSON bodies"
+  ),
+  415,
+  plain("unsupported_media_type"),
+  (b) => new MediaTypeUnsupported({ message: b.error })
 )

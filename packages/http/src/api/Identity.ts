@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { CredentialId, Introspection, IssuedToken, IssuePersonalAccessToken, Pagination, TokenRecord } from "@convene/core"
+import { CredentialId, Introspection, IssuedToken, IssuePersonalAccessToken, Pagination, TokenRecord, UserView } from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing, PlanGate } from "./Errors.js"
 import { PageParams } from "./Query.js"
@@ -27,7 +27,9 @@ export class IdentityApi extends HttpApiGroup.make("identity")
       .addError(Missing)
       .annotate(
         OpenApi.Description,
-        "Issues a personal access token (PRO plan and higher; 402 otherwise) with scopes the calling token holds. The token is shown once."
+        "Issues a personal access token (PRO plan and higher; 402 otherwise) with scopes the calling token holds. The token " +
+          "is shown once. Only a personal access token or an OAuth access token may issue one: a short-lived token (which " +
+          "must not outlive itself) or a workspace API key (no user) gets 403 insufficient_scope."
       )
   )
   .add(
@@ -36,6 +38,12 @@ export class IdentityApi extends HttpApiGroup.make("identity")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Missing)
       .annotate(OpenApi.Description, "Revokes one of the caller's tokens by id: every client using it gets 401 from then on. Another user's token is 403.")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(UserView)
+      .addError(Missing)
+      .annotate(OpenApi.Description, "The user behind the token (any valid user token; a workspace API key has none: 404).")
   )
   .middleware(Authenticate)
   .addError(Forbidden)

@@ -1,4 +1,4 @@
-/** The meetings group: meetings, their participants, contacts and transcript, templates and /v1/me. */
+/** The meetings group: meetings, their participants, contacts and transcript, and templates. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   AddParticipants,
@@ -11,13 +11,14 @@ import {
   MeetingTemplate,
   Pagination,
   Participant,
+  SearchText,
   Timestamp,
-  UpdateMeeting,
-  UserView
+  UpdateMeeting
 } from "@convene/core"
 import { Schema } from "effect"
-import { Forbidden, InFlight, InvalidIdempotencyKey, KeyReuse, Missing, PlanGate, StateConflict } from "./Errors.js"
-import { IdempotencyHeaders, PageParams } from "./Query.js"
+import { Forbidden, Missing, PlanGate, StateConflict } from "./Errors.js"
+import { idempotent } from "./Idempotency.js"
+import { PageParams } from "./Query.js"
 import { Authenticate } from "./Security.js"
 
 const MeetingPath = Schema.Struct({ id: MeetingId })
@@ -43,26 +44,24 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
   )
   .add(
     HttpApiEndpoint.post("create", "/meetings")
-        .setPayload(CreateMeeting)
-        .setHeaders(IdempotencyHeaders)
-        .addSuccess(Meeting, { status: 201 })
-        .addError(PlanGate)
-        .addError(Missing)
-        .addError(InvalidIdempotencyKey)
-        .addError(InFlight)
-        .addError(KeyReuse)
-        .annotate(
-          OpenApi.Description,
-          "Creates a meeting; the caller becomes its OWNER participant. `is_instant: true` starts it now. `template_id` " +
-            "selects a meeting template (404 when unknown) whose agenda the meeting starts with. FREE workspaces may " +
-            "create 20 meetings a calendar month (then 402). Honours Idempotency-Key. Scope meetings:write."
-        )
+      .setPayload(CreateMeeting)
+      .addSuccess(Meeting, { status: 201 })
+      .addError(PlanGate)
+      .addError(Missing)
+      .pipe(idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Creates a meeting; the caller becomes its OWNER participant. `is_instant: true` starts it now (`start_time` " +
+          "is then not given). `template_id` selects a meeting template (404 when unknown) whose agenda the meeting " +
+          "starts with. FREE workspaces may create 20 meetings a calendar month (then 402). Honours Idempotency-Key. " +
+          "Scope meetings:write."
+      )
   )
   .add(
     HttpApiEndpoint.get("search", "/meetings/search")
       .setUrlParams(Schema.Struct({
         ...PageParams,
-        q: Schema.optional(Schema.String).annotations({ description: "case-insensitive substring of the title" }),
+        q: Schema.optional(SearchText).annotations({ description: "case-insensitive substring of the title (at most 500 characters)" }),
         status: Schema.optional(MeetingStatus),
         start_after: Schema.optional(Timestamp).annotations({ description: "start_time at or after this instant" }),
         start_before: Schema.optional(Timestamp).annotations({ description: "start_time before this instant" })
@@ -96,7 +95,11 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .annotate(
         OpenApi.Description,
         "Changes the fields given. Status changes: scheduled → in_progress | ended | cancelled; in_progress → ended | " +
-          "cancelled; cancelled → scheduled; ended is final (409 otherwise). Ending a meeting without an end time sets it to now. " +
+          "cancelled; cancelled → scheduled; ended is final (409 `conflict` otherwise, saying which changes are allowed). " +
+          "Times record what happened unless the request gives them: starting a meeting sets `start_time` to now, and a " +
+          "planned `end_time` moves with it (the planned length is kept); ending it sets `end_time` to now, and a " +
+          "`start_time` that is unset or later than that becomes the end time too. Cancelling and restoring keep the " +
+          "times. An `end_time` before the `start_time` is 400, naming the field the request set. " +
           "Meeting OWNER or EDITOR, or a workspace admin. Scope meetings:write."
       )
   )
@@ -133,19 +136,17 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
   )
   .add(
     HttpApiEndpoint.post("addParticipants", "/meetings/:id/participants")
-        .setPath(MeetingPath)
-        .setPayload(AddParticipants)
-        .setHeaders(IdempotencyHeaders)
-        .addSuccess(AddedParticipants, { status: 201 })
-        .addError(Missing)
-        .addError(InvalidIdempotencyKey)
-        .addError(InFlight)
-        .addError(KeyReuse)
-        .annotate(
-          OpenApi.Description,
-          "Adds workspace users (user_id) or guests (guest_email), exactly one per entry. Someone already on the meeting is " +
-            "a no-op for that entry: the answer lists, per entry in order, the participant as it now is. Honours Idempotency-Key."
-        )
+      .setPath(MeetingPath)
+      .setPayload(AddParticipants)
+      .addSuccess(AddedParticipants, { status: 201 })
+      .addError(Missing)
+      .pipe(idempotent)
+      .annotate(
+        OpenApi.Description,
+        "Adds workspace users (user_id) or guests (guest_email), exactly one per entry. Someone already on the meeting is " +
+          "a no-op for that entry: the answer lists, per entry in order, the participant as it now is. Guest e-mail " +
+          "addresses are kept trimmed and lower-cased. Honours Idempotency-Key."
+      )
   )
   .add(
     HttpApiEndpoint.del("removeParticipant", "/meetings/:id/participants/:userId")
@@ -169,12 +170,6 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(TemplateList)
       .annotate(OpenApi.Description, "The built-in meeting templates. Scope meetings:read.")
-  )
-  .add(
-    HttpApiEndpoint.get("me", "/me")
-      .addSuccess(UserView)
-      .addError(Missing)
-      .annotate(OpenApi.Description, "The user behind the token (any valid user token; a workspace API key has none: 404).")
   )
   .middleware(Authenticate)
   .addError(Forbidden)

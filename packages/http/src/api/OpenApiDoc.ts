@@ -2,7 +2,6 @@
  * Finishing touches on the generated OpenAPI document: the API-wide rules that no single endpoint states,
  * and the removal of the platform's own decode-error shape (decode failures answer our envelope instead).
  */
-import type { OpenApi } from "@effect/platform"
 
 export const description = `
 Convene implements the Meeting Workspace API (first-party /v1) for teams that host it themselves.
@@ -19,10 +18,19 @@ follow the visibility of their meeting; talking points are private to whoever wr
 
 **Errors.** Every failure answers \`{error, code, request_id, message}\` (\`message\` is a deprecated mirror of
 \`error\`); the request id is also the \`X-Request-Id\` header of every response. Decode and validation failures
-are 400 \`validation_error\` naming the field, a body that is not JSON is 400 \`bad_request\`, an unknown path
-404 \`not_found\`, a known path with another method 405 \`method_not_allowed\` with an Allow header, and an
+are 400 \`validation_error\` naming the field, a body that is not valid JSON (or not UTF-8) is 400 \`bad_request\`, an
+unknown path 404 \`not_found\`, a known path with another method 405 \`method_not_allowed\` with an Allow header, and an
 unexpected failure 500 \`internal_server_error\` without internals. The 402 plan gate adds
 \`feature, current_plan, required_plan\` (code \`plan_required\`).
+
+**Requests.** Paths are matched exactly: case-sensitive, no empty segments, no trailing slash, no \`;\` parameters and
+no percent-encoded letters, digits or slashes (404 otherwise), so a proxy rule on a path prefix cannot be bypassed.
+A JSON body is sent as \`application/json\` (with \`charset=utf-8\` or no charset; anything else is 415
+\`unsupported_media_type\`), holds at most 1 MiB (413 \`payload_too_large\`, also for chunked bodies) and names only
+the fields the operation documents: an unknown field is 400 \`validation_error\` naming it. Text may not contain
+U+0000 or unpaired UTF-16 surrogates (400 naming the field). E-mail addresses are kept trimmed and lower-cased.
+The server gives a client 10 s to send its headers and 30 s to send its whole request (408 \`request_timeout\`),
+closes idle keep-alive connections after 65 s and serves at most 1024 connections at once (all configurable).
 
 **Pagination.** Lists answer \`{items, total, limit, offset}\`. \`limit\` defaults to 20; above 100 it becomes 100;
 missing or non-positive it becomes 20. \`offset\` defaults to 0 (negative reads as 0); past the end the page is empty.
@@ -31,7 +39,7 @@ A non-integer limit or offset is 400.
 **Idempotency.** POST /v1/meetings, /v1/action-items, /v1/agenda-items and /v1/meetings/{id}/participants take an
 optional \`Idempotency-Key\` (1 to 255 printable ASCII characters, else 400 \`idempotency_key_invalid\`). Keys are
 scoped to the credential. The first 2xx answer is stored in the same transaction as the resource and replayed
-byte for byte, with \`Idempotent-Replayed: true\`, to an identical repeat (same method, path and JSON body, key
+byte for byte, with \`Idempotent-Replayed: true\`, to an identical repeat (same method, path, query and JSON body, key
 order and white space aside) for 24 hours. The same key with another body or path is 422
 \`idempotency_key_reuse\`; a repeat while the first is in flight is 409 \`idempotency_conflict\` with Retry-After;
 a request that failed releases its key; a claim left by a crashed request frees after 5 minutes.
@@ -40,35 +48,63 @@ a request that failed releases its key; a claim left by a crashed request frees 
 Dates are YYYY-MM-DD.
 `.trim()
 
-const dropped = new Set(["HttpApiDecodeError", "Issue", "PropertyKey"])
+const dropped = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
+type JsonObject = { readonly [key: string]: unknown }
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const isDecodeErrorRef = (value: unknown) =>
+  isObject(value) && typeof value.$ref === "string" && value.$ref.endsWith("/HttpApiDecodeError")
+
+/** The node without references to the platform's decode-error shape (a one-member anyOf left behind collapses). */
 const stripDecodeError = (node: unknown): unknown => {
-  if (Array.isArray(node)) {
-    return node
-      .filter((item) => !(item && typeof item === "object" && "$ref" in item && String(item.$ref).endsWith("/HttpApiDecodeError")))
-      .map(stripDecodeError)
-  }
-  if (node && typeof node === "object") {
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(node)) out[key] = stripDecodeError(value)
-    const anyOf = out.anyOf
-    if (Array.isArray(anyOf) && anyOf.length === 1) {
-      delete out.anyOf
-      Object.assign(out, anyOf[0])
-    }
-    return out
-  }
-  return node
-}
-
-export const transform = (spec: Record<string, any>): Record<string, any> => {
-  const out = stripDecodeError(spec) as OpenApi.OpenAPISpec & Record<string, any>
-  for (const name of dropped) delete out.components.schemas[name]
-  for (const path of Object.values(out.paths)) {
-    for (const operation of Object.values(path as Record<string, any>)) {
-      const bad = operation?.responses?.["400"]
-      if (bad) bad.description = "validation_error naming the field, bad_request for a body that is not JSON"
-    }
+  if (Array.isArray(node)) return node.filter((item) => !isDecodeErrorRef(item)).map(stripDecodeError)
+  if (!isObject(node)) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = stripDecodeError(value)
+  const anyOf = out.anyOf
+  if (Array.isArray(anyOf) && anyOf.length === 1 && isObject(anyOf[0])) {
+    delete out.anyOf
+    Object.assign(out, anyOf[0])
   }
   return out
+}
+
+const badRequest = "validation_error naming the field, bad_request for a body that is not valid JSON (or not UTF-8)"
+
+/** Every operation's 400 described as the host answers it. */
+const describeBadRequests = (paths: unknown): unknown => {
+  if (!isObject(paths)) return paths
+  const out: Record<string, unknown> = {}
+  for (const [path, operations] of Object.entries(paths)) {
+    if (!isObject(operations)) {
+      out[path] = operations
+      continue
+    }
+    const described: Record<string, unknown> = {}
+    for (const [method, operation] of Object.entries(operations)) {
+      const responses = isObject(operation) ? operation.responses : undefined
+      const bad = isObject(responses) ? responses["400"] : undefined
+      described[method] = isObject(operation) && isObject(responses) && isObject(bad)
+        ? { ...operation, responses: { ...responses, "400": { ...bad, description: badRequest } } }
+        : operation
+    }
+    out[path] = described
+  }
+  return out
+}
+
+export const transform = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const stripped = stripDecodeError(spec)
+  if (!isObject(stripped)) return spec
+  const components = isObject(stripped.components) ? stripped.components : {}
+  const schemas = isObject(components.schemas) ? { ...components.schemas } : {}
+  for (const name of dropped) delete schemas[name]
+  return {
+    ...stripped,
+    paths: describeBadRequests(stripped.paths ?? {}),
+    components: { ...components, schemas }
+  }
 }

@@ -64,12 +64,3 @@ export class OperatorApi extends HttpApiGroup.make("operator")
   .annotate(OpenApi.Title, "Operator")
   .annotate(OpenApi.Description, "Provisioning for self-hosters. `Authorization: Bearer $CONVENE_OPERATOR_TOKEN`; every path is 404 when no operator token is configured.")
 {}
-
-export class HealthApi extends HttpApiGroup.make("health")
-  .add(
-    HttpApiEndpoint.get("health", "/healthz")
-      .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
-      .annotate(OpenApi.Description, "200 once the store is ready. No authentication.")
-  )
-  .annotate(OpenApi.Title, "Health")
-{}

@@ -22,9 +22,3 @@ export const PageParams = {
     description: "items to skip: default 0 (negative becomes 0); past the end gives an empty page"
   })
 }
-
-export const IdempotencyHeaders = Schema.Struct({
-  "idempotency-key": Schema.optional(Schema.String).annotations({
-    description: "1 to 255 printable ASCII characters; the first 2xx answer is replayed for 24 hours to an identical repeat"
-  })
-})

@@ -1,142 +1,160 @@
 /**
- * What every response goes through: a request id (X-Request-Id, and `request_id` in error bodies), the
- * documented envelope for failures that no handler produced (decode failures, malformed JSON, unknown routes,
- * wrong methods, defects), and never an internal detail in a 500.
+ * What every request goes through, in two rings around the router:
+ * - `hostMiddleware`, outside the API: the request id (X-Request-Id, and `request_id` in error bodies); the
+ *   path in its one exact form (404 otherwise); 404 or 405 with Allow for paths and methods the contract does
+ *   not have; and for JSON endpoints the body, read once within its limit (415, 413, 400 bad_request).
+ * - `ApiMiddlewareLive`, inside the API (so its answers are encoded like any domain error): decode failures
+ *   become the core's ValidationError in the API's words, and a defect is logged and answered 500 without
+ *   internals.
  */
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApp,
-  HttpIncomingMessage,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { ValidationError } from "@convene/core"
-import { Cause, Chunk, Effect, FiberRef, Option } from "effect"
-import * as NodeCrypto from "node:crypto"
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Crypto } from "@convene/core"
+import * as Idempotency from "./Idempotency.js"
+import { Cause, Chunk, Effect, Either, FiberRef, Option } from "effect"
 import { Api } from "../api/Api.js"
-import { BodyTooLarge, envelope, MalformedBody } from "../api/Errors.js"
+import { envelope } from "../api/Errors.js"
 import { CurrentRequestId } from "../api/RequestId.js"
-import type { HostConfig } from "../Config.js"
+import { type BodyProblem, BufferedRequest, maxBodyBytes, readJson } from "./Body.js"
+import { BodyRejected, CurrentRoute, JsonBody, type ReadBody } from "./RequestContext.js"
+import { isCanonical, type Routes } from "./Routes.js"
+import { validationErrorOf } from "./Validation.js"
 
-/** The largest request body read (1 MiB); a larger one is 413 payload_too_large. */
-export const maxBodyBytes = 1024 * 1024
 
-const describeIssues = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
-  const issue = error.issues[0]
-  if (issue === undefined) return new ValidationError({ field: "request", message: error.message })
-  const fieldOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
-  const field = fieldOf(issue.path)
-  const others = new Set(error.issues.map((i) => fieldOf(i.path)).filter((f) => f !== field))
-  const more = others.size > 0 ? ` (also invalid: ${[...others].join(", ")})` : ""
-  return new ValidationError({ field, message: `${field}: ${issue.message}${more}` })
-}
-
-type Route = { readonly method: string; readonly pattern: RegExp }
-
-const compile = (path: string) =>
-  new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`)
-
-/** Every (method, path) the API serves, for telling 404 from 405 (operator paths only when the operator API is on). */
-const routesOf = (operatorEnabled: boolean): ReadonlyArray<Route> => {
-  const out: Array<Route> = [
-    { method: "GET", pattern: compile("/v1/openapi.json") },
-    { method: "GET", pattern: compile("/docs") }
-  ]
-  HttpApi.reflect(Api, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      if (operatorEnabled || !endpoint.path.startsWith("/operator/")) {
-        out.push({ method: endpoint.method, pattern: compile(endpoint.path) })
-      }
-    }
+/** A failure in the envelope, with the request id also as a header (answers the host writes itself). */
+const failure = (
+  status: number,
+  code: string,
+  text: string,
+  requestId: string,
+  headers: Record<string, string> = {}
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(envelope(code, text, requestId), {
+    status,
+    headers: { ...headers, "x-request-id": requestId }
   })
-  return out
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers })
-
-const isRequestError = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RequestError"
-const isRouteNotFound = (u: unknown) => HttpServerError.isServerError(u) && u._tag === "RouteNotFound"
-
-const notFoundOrNotAllowed = (
-  routes: ReadonlyArray<Route>,
-  request: HttpServerRequest.HttpServerRequest,
-  requestId: string
-) => {
-  const path = request.url.split("?")[0]!
-  const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
-  return allowed.length > 0
-    ? json(405, envelope("method_not_allowed", `${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`, requestId), {
-      allow: allowed.join(", ")
-    })
-    : json(404, envelope("not_found", `no route for ${request.method} ${path}`, requestId))
-}
+/** Methods whose requests carry a body the endpoint reads. */
+const bodyMethods = new Set(["POST", "PUT", "PATCH"])
 
 /**
- * Inside the API, around the router (so the answers still pass through the server's response handling):
- * a failed decode of path, query, headers or body becomes the core's ValidationError and an unreadable body
- * MalformedBody (both then encode to the envelope like any domain error); an unknown route is 404, a known
- * path with another method 405; any other defect is logged and answered 500 without internals.
+ * What the host does with a body it could not take: too large (answered at once, and the connection closed,
+ * whoever asks), cut off (nobody is left to answer), or refused (answered after authentication).
  */
-export const ApiMiddlewareLive = (config: HostConfig) => {
-  const routes = routesOf(Option.isSome(config.operatorToken))
-  return HttpApiBuilder.middleware(Api, (app) =>
-  (app as HttpApp.Default<unknown>).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.gen(function*() {
-        if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
-        const failures = Cause.failures(cause)
-        const decode = Chunk.findFirst(
-          failures,
-          (error): error is HttpApiError.HttpApiDecodeError => error instanceof HttpApiError.HttpApiDecodeError
-        )
-        if (Option.isSome(decode)) return yield* Effect.fail(describeIssues(decode.value))
-        const requestId = yield* FiberRef.get(CurrentRequestId)
-        if (Chunk.some(failures, isRouteNotFound)) {
-          return notFoundOrNotAllowed(routes, yield* HttpServerRequest.HttpServerRequest, requestId)
-        }
-        if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
-        const unreadable = Chunk.findFirst(Cause.defects(cause), isRequestError)
-        if (Option.isSome(unreadable)) {
-          const tooLarge = String((unreadable.value as { cause?: unknown }).cause).includes("maxBytes exceeded")
-          return yield* Effect.fail(
-            tooLarge
-              ? new BodyTooLarge({ message: `the request body is larger than ${maxBodyBytes} bytes` })
-              : new MalformedBody({ message: "the request body could not be read as JSON" })
-          )
-        }
-        yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
-        return json(500, envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId))
+const rejection = (problem: BodyProblem): BodyRejected | undefined => {
+  switch (problem._tag) {
+    case "UnsupportedMediaType":
+      return new BodyRejected({
+        status: 415,
+        code: "unsupported_media_type",
+        reason: problem.contentType === undefined
+          ? "this endpoint takes a JSON body: send it with Content-Type: application/json"
+          : "this endpoint takes a JSON body: send it as application/json (charset utf-8 or none)"
       })
-    )
-    // The builder types the app as failing with the API's errors only; decode errors are among them at run time.
-  ) as HttpApp.Default<ValidationError | MalformedBody | BodyTooLarge>)
+    case "Malformed":
+      return new BodyRejected({ status: 400, code: "bad_request", reason: problem.reason })
+    case "TooLarge":
+    case "Aborted":
+      return undefined
+  }
 }
 
+const tooLarge = (requestId: string) =>
+  failure(413, "payload_too_large", `the request body is larger than ${maxBodyBytes} bytes`, requestId, {
+    connection: "close"
+  })
+
 /**
- * Outside the API: assigns the request id (read by the error encoders and the middleware above) and sends it
- * back as X-Request-Id on every response.
+ * Outside the API: request id, exact paths, 404 and 405, and JSON bodies read within their limit. The inner
+ * app gets the matched route (CurrentRoute) and the body (JsonBody); `ApiMiddlewareLive` hands the body to
+ * the router. (This ring also wraps the writing of the response, so it must not replace the request.)
  */
-export const hostMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+export const hostMiddleware = (routes: Routes) =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, Exclude<Exclude<R, CurrentRoute>, JsonBody> | Crypto> =>
   Effect.gen(function*() {
-    const requestId = NodeCrypto.randomUUID()
+    const requestId = yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID)
     yield* FiberRef.set(CurrentRequestId, requestId)
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
     )
     const request = yield* HttpServerRequest.HttpServerRequest
-    // A declared length over the limit is refused before reading a byte (a body that grows past it while
-    // being read fails the read instead, see BodyTooLarge above).
-    if (Number(request.headers["content-length"] ?? 0) > maxBodyBytes) {
-      return json(
-        413,
-        envelope("payload_too_large", `the request body is larger than ${maxBodyBytes} bytes`, requestId),
-        { connection: "close", "x-request-id": requestId }
-      )
+    const path = pathOf(request.url)
+    const route = isCanonical(path) ? routes.find(request.method, path) : undefined
+    if (route === undefined) {
+      const allowed = isCanonical(path) ? routes.allowed(path) : []
+      return allowed.length === 0
+        ? failure(404, "not_found", `no route for ${request.method} ${path}`, requestId)
+        : failure(
+          405,
+          "method_not_allowed",
+          `${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
+          requestId,
+          { allow: allowed.join(", ") }
+        )
     }
-    return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
+    const routed = (body: Option.Option<ReadBody>) =>
+      app.pipe(Effect.provideService(CurrentRoute, route), Effect.provideService(JsonBody, body))
+    if (route.body !== "json" || !bodyMethods.has(request.method)) return yield* routed(Option.none())
+    const read = yield* Effect.either(readJson(request))
+    if (Either.isRight(read)) return yield* routed(Option.some(Either.right(read.right)))
+    const rejected = rejection(read.left)
+    if (rejected === undefined) {
+      return read.left._tag === "TooLarge"
+        ? tooLarge(requestId)
+        : failure(400, "bad_request", "the request body ended before it was complete", requestId)
+    }
+    return yield* routed(Option.some(Either.left(rejected)))
   })
+
+
+const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
+  error instanceof HttpApiError.HttpApiDecodeError
+
+const isRouteNotFound = (error: unknown) => HttpServerError.isServerError(error) && error._tag === "RouteNotFound"
+
+/**
+ * Inside the API, around the router: a failed decode of path, query, headers or body becomes the core's
+ * ValidationError (encoded to the envelope like any domain error); anything the router could not route
+ * (the host has routed it already, so this is a disagreement between the two) is 404; any other defect is
+ * logged and answered 500 without internals.
+ */
+const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
+  Effect.catchAllCause(app, (cause) =>
+    Effect.gen(function*() {
+      if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+      const failures = Cause.failures(cause)
+      const decode = Chunk.findFirst(failures, isDecodeError)
+      if (Option.isSome(decode)) return yield* Effect.fail(validationErrorOf(decode.value))
+      const requestId = yield* FiberRef.get(CurrentRequestId)
+      if (Chunk.some(failures, isRouteNotFound)) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return failure(404, "not_found", `no route for ${request.method} ${pathOf(request.url)}`, requestId)
+      }
+      if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
+      const rejected = Chunk.findFirst(Cause.defects(cause), (defect) => defect instanceof BodyRejected)
+      if (Option.isSome(rejected) && rejected.value instanceof BodyRejected) {
+        return failure(rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
+      }
+      yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
+      return failure(500, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId)
+    })
+  )
+
+/** The router sees the request with the body the host read (BufferedRequest), so nobody reads it twice. */
+const withBody = <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.gen(function*() {
+    const body = Option.flatten(yield* Effect.serviceOption(JsonBody))
+    if (Option.isNone(body)) return yield* app
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, new BufferedRequest(request, body.value))
+  })
+
+/** The API's own middleware, outermost first: the read body, Idempotency-Key, failures in the envelope. */
+export const ApiMiddlewareLive = HttpApiBuilder.middleware(
+  Api,
+  Effect.map(Idempotency.middleware, (idempotent) => (app) => withBody(idempotent(answerFailures(app))))
+)

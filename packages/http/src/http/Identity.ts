@@ -1,19 +1,18 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Authentication, Tokens } from "@convene/core"
+import { Authentication, Tokens, Users } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "../api/Api.js"
-import { CurrentPrincipal } from "../api/Security.js"
+import { asCaller } from "./Security.js"
 
 export const IdentityLive = HttpApiBuilder.group(Api, "identity", (handlers) =>
   Effect.gen(function*() {
     const authentication = yield* Authentication
     const tokens = yield* Tokens
+    const users = yield* Users
     return handlers
-      .handle("introspect", () => Effect.map(CurrentPrincipal, authentication.introspect))
-      .handle("listTokens", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => tokens.listForCaller(principal, urlParams)))
-      .handle("issueToken", ({ payload }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => tokens.issueForCaller(principal, payload)))
-      .handle("deleteToken", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => tokens.revokeForCaller(principal, path.id)))
+      .handle("introspect", asCaller((principal) => Effect.succeed(authentication.introspect(principal))))
+      .handle("listTokens", asCaller((principal, { urlParams }) => tokens.listForCaller(principal, urlParams)))
+      .handle("issueToken", asCaller((principal, { payload }) => tokens.issueForCaller(principal, payload)))
+      .handle("deleteToken", asCaller((principal, { path }) => tokens.revokeForCaller(principal, path.id)))
+      .handle("me", asCaller((principal) => users.me(principal)))
   }))

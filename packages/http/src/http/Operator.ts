@@ -15,6 +15,3 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
       .handle("issueToken", ({ path, payload }) => tokens.issue(path.id, payload))
       .handle("createApiKey", ({ path, payload }) => tokens.issueApiKey(path.id, payload))
   }))
-
-export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
-  handlers.handle("health", () => Effect.succeed({ status: "ok" as const })))

@@ -1,14 +1,31 @@
+/**
+ * The credentials the host accepts: first-party bearer tokens on /v1 (the core's Authentication decides),
+ * and the operator token on /operator (compared in constant time). `asCaller` gives handlers the principal.
+ */
 import { HttpServerRequest } from "@effect/platform"
-import { Authentication, Crypto, NotFound, Unauthenticated } from "@convene/core"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { Authenticate, OperatorAuth } from "../api/Security.js"
+import { Authentication, Crypto, NotFound, type Principal, Unauthenticated } from "@convene/core"
+import { type Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
+import { Authenticate, CurrentPrincipal, OperatorAuth } from "../api/Security.js"
 import type { HostConfig } from "../Config.js"
 
 /** The token of an `Authorization: Bearer <token>` header; none when the header is absent or of another scheme. */
-const bearerToken = Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+export const bearerToken = (request: HttpServerRequest.HttpServerRequest): Option.Option<string> => {
   const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? "")
-  return match === null ? Option.none<string>() : Option.some(match[1]!)
-})
+  return Option.fromNullable(match?.[1])
+}
+
+/**
+ * The principal of the request being served when it was authenticated before the router ran (the
+ * idempotency middleware must know the credential before it claims a key); the endpoint's own
+ * authentication then uses it instead of asking the store again.
+ */
+export const PreAuthenticated: FiberRef.FiberRef<Option.Option<Principal>> = FiberRef.unsafeMake(Option.none())
+
+/** Authenticates the request's bearer token through the core. */
+export const authenticateRequest = (
+  authentication: Context.Tag.Service<typeof Authentication>,
+  request: HttpServerRequest.HttpServerRequest) =>
+  authentication.authenticate(Redacted.make(Option.getOrElse(bearerToken(request), () => "")))
 
 export const AuthenticateLive = Layer.effect(
   Authenticate,
@@ -16,10 +33,18 @@ export const AuthenticateLive = Layer.effect(
     const authentication = yield* Authentication
     return {
       bearer: () =>
-        Effect.flatMap(bearerToken, (token) => authentication.authenticate(Redacted.make(Option.getOrElse(token, () => ""))))
+        Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
+          Option.isSome(known)
+            ? Effect.succeed(known.value)
+            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticateRequest(authentication, request)))
     }
   })
 )
+
+/** A handler that acts for the caller: the principal first, then what the endpoint decoded. */
+export const asCaller = <Request, A, E, R>(handler: (principal: Principal, request: Request) => Effect.Effect<A, E, R>) =>
+(request: Request): Effect.Effect<A, E, R | CurrentPrincipal> =>
+  Effect.flatMap(CurrentPrincipal, (principal) => handler(principal, request))
 
 export const OperatorAuthLive = (config: HostConfig) =>
   Layer.effect(
@@ -29,13 +54,14 @@ export const OperatorAuthLive = (config: HostConfig) =>
       return {
         operator: () =>
           Effect.gen(function*() {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            // The route table leaves the operator's routes out when it is off; this is the second lock.
             if (Option.isNone(config.operatorToken)) {
-              const request = yield* HttpServerRequest.HttpServerRequest
               return yield* Effect.fail(
                 new NotFound({ resource: "route", id: request.url, message: `no route for ${request.method} ${request.url}` })
               )
             }
-            const token = yield* bearerToken
+            const token = bearerToken(request)
             if (Option.isNone(token)) {
               return yield* Effect.fail(new Unauthenticated({ reason: "missing", message: "the operator token is required" }))
             }

@@ -1,8 +1,8 @@
-/** Helpers shared by the store modules: column codecs, error mapping at the adapter edge, pages. */
+/** Helpers shared by the store modules: rows of domain records, error mapping at the adapter edge, pages. */
 import type { Pagination } from "@convene/core"
-import { DuplicateKey } from "@convene/core"
-import { type SqlClient, SqlError, type Statement } from "@effect/sql"
-import { Effect, type ParseResult, Schema } from "effect"
+import { DuplicateKey, Timestamp, trusted } from "@convene/core"
+import { type SqlClient, SqlError, SqlSchema, type Statement } from "@effect/sql"
+import { Effect, Option, type ParseResult, Schema, SchemaAST } from "effect"
 
 /** A `timestamptz` column: the drivers read it as a `Date` and accept a `Date` as parameter. */
 export const DbTimestamp = Schema.DateTimeUtcFromDate
@@ -10,11 +10,101 @@ export const DbTimestamp = Schema.DateTimeUtcFromDate
 /** A nullable `timestamptz` column. */
 export const DbTimestampOrNull = Schema.NullOr(DbTimestamp)
 
+const isNullableTimestamp = (ast: SchemaAST.AST) =>
+  SchemaAST.isUnion(ast) && ast.types.length === 2 && ast.types.includes(Timestamp.ast) &&
+  ast.types.some((member) => SchemaAST.isLiteral(member) && member.literal === null)
+
+/** A class's fields in column form: `Timestamp` fields become `timestamptz` columns. */
+type Columns<Fields extends Schema.Struct.Fields> = {
+  readonly [K in keyof Fields]: Fields[K] extends typeof Timestamp ? typeof DbTimestamp
+    : Fields[K] extends Schema.NullOr<typeof Timestamp> ? typeof DbTimestampOrNull
+    : Fields[K]
+}
+
+const columnsOf = <Fields extends Schema.Struct.Fields>(fields: Fields): Columns<Fields> => {
+  const columns: Record<string, Schema.Struct.Field> = {}
+  for (const [name, field] of Object.entries(fields)) {
+    columns[name] = Schema.isSchema(field) && field.ast === Timestamp.ast
+      ? DbTimestamp
+      : Schema.isSchema(field) && isNullableTimestamp(field.ast)
+      ? DbTimestampOrNull
+      : field
+  }
+  return columns as Columns<Fields>
+}
+
+/** What `rowOf` needs of a domain class (a `Schema.Class`): its fields, and its constructor. */
+interface RecordClass<Self, Fields extends Schema.Struct.Fields> {
+  readonly fields: Fields
+  new(props: Schema.Struct.Type<Fields>, options: typeof trusted): Self
+}
+
 /**
- * Constructor options for a domain class built from a row that its schema has just decoded field by field:
- * validating it again would only cost time.
+ * The row schema of a table that stores one domain class: the class's fields, timestamps as `timestamptz`,
+ * and `overrides` for the columns the table keeps in another form. A decoded row becomes the class without a
+ * second validation (its fields were just decoded one by one); a class encodes to a row for `sql.insert`.
  */
-export const alreadyDecoded = { disableValidation: true } as const
+export const rowOf = <Self, Fields extends Schema.Struct.Fields, Overrides extends Schema.Struct.Fields = {}>(
+  record: RecordClass<Self, Fields>,
+  overrides: Overrides
+) => {
+  const row = Schema.Struct({ ...columnsOf(record.fields), ...overrides })
+  const instance = Schema.declare((u: unknown): u is Self => u instanceof record)
+  return Schema.transform(row, instance, {
+    strict: false,
+    decode: (fields) => new record(fields as Schema.Struct.Type<Fields>, trusted),
+    encode: (value) => ({ ...value })
+  })
+}
+
+/** Column values to look a row up by. */
+type Where<I> = { readonly [K in keyof I & string]?: string }
+
+const isColumnValue = (entry: [string, unknown]): entry is [string, string] => typeof entry[1] === "string"
+
+/**
+ * The statements of a table that stores one domain record (see `rowOf`): insert, update of every column but
+ * the key (the row is found by its key), and the first row with given column values. `key` names the columns
+ * that identify a row; `columns` is the select list when the table needs one (casts for columns the drivers
+ * would read in another form).
+ */
+export const recordTable = <A, I extends Record<string, unknown>>(
+  sql: SqlClient.SqlClient,
+  options: {
+    readonly table: string
+    readonly row: Schema.Schema<A, I>
+    readonly key: ReadonlyArray<keyof I & string>
+    readonly columns?: string
+  }
+) => {
+  const table = sql(options.table)
+  const select = sql.literal(options.columns ?? "*")
+  const where = (values: ReadonlyArray<readonly [column: string, value: string]>) =>
+    sql.and(values.map(([column, value]) => sql`${sql(column)} = ${value}`))
+  // Key columns hold ids, which are strings.
+  const keyOf = (row: I) => options.key.map((column) => [column, String(row[column])] as const)
+  const decode = Schema.decodeUnknown(options.row)
+  const insert = SqlSchema.void({
+    Request: options.row,
+    execute: (row) => sql`INSERT INTO ${table} ${sql.insert(row)}`
+  })
+  const update = SqlSchema.void({
+    Request: options.row,
+    execute: (row) =>
+      sql`UPDATE ${table} SET ${sql.update(row, options.key)} WHERE ${where(keyOf(row))}`
+  })
+  const find = (values: Where<I>) =>
+    Effect.flatMap(
+      sql`SELECT ${select} FROM ${table} WHERE ${where(Object.entries(values).filter(isColumnValue))} LIMIT 1`,
+      (rows) => rows.length === 0 ? Effect.succeed(Option.none<A>()) : Effect.map(decode(rows[0]), Option.some)
+    )
+  return {
+    insert: (value: A) => orDie(insert(value)),
+    update: (value: A) => orDie(update(value)),
+    /** The row whose columns equal `values` (ids and other text columns). */
+    find: (values: Where<I>) => orDie(find(values))
+  }
+}
 
 const uniqueViolation = (error: SqlError.SqlError): string | undefined => {
   const cause = error.cause as { readonly code?: unknown; readonly constraint?: unknown } | undefined
@@ -66,7 +156,8 @@ export const page = <A, I, R>(
       ORDER BY ${options.order}
       LIMIT ${options.page.limit} OFFSET ${options.page.offset}`
     const items = yield* Schema.decodeUnknown(Schema.Array(options.row))(rows)
-    if (rows.length > 0) return { items, total: rows[0]!.total }
+    const first = rows[0]
+    if (first !== undefined) return { items, total: first.total }
     if (options.page.offset === 0) return { items, total: 0 }
     const counted = yield* sql<{ readonly total: number }>`SELECT count(*)::int AS total ${options.from}`
     return { items, total: counted[0]?.total ?? 0 }

@@ -1,0 +1,18 @@
+import type { ActionItemStore } from "./actions/ActionItemStore.js"
+import type { AgendaItemStore } from "./agenda/AgendaItemStore.js"
+import type { CredentialStore, UserStore } from "./identity/IdentityStore.js"
+import type { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
+import type { MeetingStore } from "./meetings/MeetingStore.js"
+import type { WorkspaceStore } from "./workspaces/WorkspaceStore.js"
+import type { Transactor } from "./ports/Transactor.js"
+
+/** Every storage port a store adapter provides. */
+export type StorePorts =
+  | WorkspaceStore
+  | UserStore
+  | CredentialStore
+  | MeetingStore
+  | AgendaItemStore
+  | ActionItemStore
+  | IdempotencyStore
+  | Transactor

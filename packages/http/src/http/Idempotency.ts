@@ -1,0 +1,93 @@
+/**
+ * Idempotency-Key for every endpoint the contract marks `idempotent` (api/Idempotency.ts), in one place,
+ * between the host and the API:
+ * - the caller is authenticated first (keys are the credential's own); a request that does not
+ *   authenticate passes on, and the API answers it 401 as always;
+ * - the core's Idempotency service validates and claims the key and fingerprints the request from its parts
+ *   (method, path, query, and the JSON body the host read once);
+ * - the API (decoding, the handler, and the encoding through the endpoint's own success schema) answers
+ *   inside the service's transaction, so a stored 2xx commits with the resource, and any other answer
+ *   releases the key.
+ * Requests without the header, and endpoints that do not honour it, pass straight through.
+ */
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Authentication,
+  Idempotency,
+  IdempotencyConflict,
+  IdempotencyKeyInvalid,
+  IdempotencyKeyReuse,
+  StoredResponse
+} from "@convene/core"
+import { Effect, Either, Option, Schema } from "effect"
+import { InFlight, InvalidIdempotencyKey, KeyReuse } from "../api/Errors.js"
+import { CurrentRoute, JsonBody } from "./RequestContext.js"
+import { authenticateRequest, PreAuthenticated } from "./Security.js"
+
+const utf8 = new TextDecoder()
+
+/** The answer as it is stored: status and body text (every idempotent endpoint answers JSON). */
+const stored = (response: HttpServerResponse.HttpServerResponse): StoredResponse =>
+  new StoredResponse({
+    status: response.status,
+    body: response.body._tag === "Uint8Array" ? utf8.decode(response.body.body) : ""
+  })
+
+const split = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1
+    ? { path: url, query: [] }
+    : { path: url.slice(0, query), query: [...new URLSearchParams(url.slice(query + 1)).entries()] }
+}
+
+type KeyFailure = IdempotencyKeyInvalid | IdempotencyConflict | IdempotencyKeyReuse
+
+const isKeyFailure = (error: unknown): error is KeyFailure =>
+  error instanceof IdempotencyKeyInvalid || error instanceof IdempotencyConflict || error instanceof IdempotencyKeyReuse
+
+const respond = <A, I>(schema: Schema.Schema<A, I>, status: number, error: A) =>
+  Effect.map(Schema.encode(schema)(error).pipe(Effect.orDie), (body) => HttpServerResponse.unsafeJson(body, { status }))
+
+/** A failure of the key itself, in the envelope its wire schema (api/Errors.ts) gives it. */
+const refusal = (error: KeyFailure) => {
+  switch (error._tag) {
+    case "IdempotencyKeyInvalid":
+      return respond(InvalidIdempotencyKey, 400, error)
+    case "IdempotencyConflict":
+      return respond(InFlight, 409, error)
+    case "IdempotencyKeyReuse":
+      return respond(KeyReuse, 422, error)
+  }
+}
+
+/** The middleware, given the core services it uses. */
+export const middleware = Effect.gen(function*() {
+  const idempotency = yield* Idempotency
+  const authentication = yield* Authentication
+  return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+    Effect.gen(function*() {
+      const route = yield* Effect.serviceOption(CurrentRoute)
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const key = request.headers["idempotency-key"]
+      if (Option.isNone(route) || !route.value.idempotent || key === undefined) return yield* app
+      const principal = yield* Effect.option(authenticateRequest(authentication, request))
+      if (Option.isNone(principal)) return yield* app
+      const body = yield* Effect.serviceOption(JsonBody)
+      const outcome = yield* idempotency.run(
+        {
+          scope: principal.value.credential_id,
+          key,
+          method: request.method,
+          ...split(request.url),
+          body: Option.getOrUndefined(Option.flatMap(Option.flatten(body), Either.getRight))?.value
+        },
+        app.pipe(Effect.map(stored), Effect.locally(PreAuthenticated, principal))
+      ).pipe(Effect.catchIf(isKeyFailure, refusal))
+      if (HttpServerResponse.isServerResponse(outcome)) return outcome
+      return HttpServerResponse.text(outcome.response.body, {
+        status: outcome.response.status,
+        contentType: "application/json",
+        headers: outcome.replayed ? { "idempotent-replayed": "true" } : {}
+      })
+    })
+})

@@ -1,0 +1,104 @@
+/**
+ * The route table the host consults before the router runs: which endpoint a request is for, what body it
+ * takes, whether it honours Idempotency-Key, and which methods a path allows.
+ *
+ * The platform's router answers only "no route" (RouteNotFound): it cannot say that the path exists for other
+ * methods (405 with Allow), and the body must be checked (415, 413) before the platform reads it. So this
+ * table is built from the same contract (HttpApi.reflect) and matched with the same matcher the router uses
+ * (find-my-way-ts, re-exported by @effect/platform), configured as strictly as the router is (`routerConfig`).
+ */
+import { HttpApi, HttpApiSchema, type HttpApiEndpoint, HttpLayerRouter, type HttpMethod } from "@effect/platform"
+import { Context, Option } from "effect"
+import { Api } from "../api/Api.js"
+import { Idempotent } from "../api/Idempotency.js"
+
+const { FindMyWay } = HttpLayerRouter
+
+/**
+ * How both the router and this table match paths: exactly. Case matters, and neither a trailing slash nor a
+ * doubled one is forgiven, so a proxy rule on a path prefix (say /operator/) means what it says.
+ */
+export const routerConfig = {
+  caseSensitive: true,
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false
+} as const
+
+/** What a route's endpoint takes as its body. */
+export type BodyKind = "none" | "json" | "multipart"
+
+export interface Route {
+  readonly method: HttpMethod.HttpMethod
+  readonly path: string
+  readonly body: BodyKind
+  /** The endpoint honours Idempotency-Key. */
+  readonly idempotent: boolean
+}
+
+const bodyOf = (endpoint: Pick<HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>, "payloadSchema">): BodyKind =>
+  Option.match(endpoint.payloadSchema, {
+    onNone: () => "none",
+    onSome: ({ ast }) =>
+      HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined
+        ? "multipart"
+        : "json"
+  })
+
+export interface Routes {
+  /** The route of a method and path (HEAD finds GET, as the router does). */
+  readonly find: (method: string, path: string) => Route | undefined
+  /** The methods the path allows (empty when the path is unknown). */
+  readonly allowed: (path: string) => ReadonlyArray<string>
+}
+
+/**
+ * Every route of the contract, plus the documents the host serves beside it. The operator's routes are in
+ * only when the operator API is on (off, they do not exist: 404, not 405).
+ */
+export const make = (options: { readonly operator: boolean; readonly documents: ReadonlyArray<string> }): Routes => {
+  const router = FindMyWay.make<Route>(routerConfig)
+  const methods = new Set<HttpMethod.HttpMethod>()
+  const add = (route: Route) => {
+    router.on(route.method, route.path as `/${string}`, route)
+    methods.add(route.method)
+  }
+  for (const path of options.documents) add({ method: "GET", path, body: "none", idempotent: false })
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group }) => {
+      if (group.identifier === "operator" && !options.operator) return
+      add({
+        method: endpoint.method,
+        path: endpoint.path,
+        body: bodyOf(endpoint),
+        idempotent: Context.getOption(endpoint.annotations, Idempotent).pipe(Option.getOrElse(() => false))
+      })
+    }
+  })
+  const find = (method: string, path: string) =>
+    router.find(method, path)?.handler ?? (method === "HEAD" ? router.find("GET", path)?.handler : undefined)
+  return {
+    find,
+    allowed: (path) => [...methods].filter((method) => router.find(method, path) !== undefined)
+  }
+}
+
+const unreservedOrSlash = /^[A-Za-z0-9\-._~/]$/
+
+/**
+ * Whether a request path is in the one form the routes match: absolute, no empty segment (`//`), no trailing
+ * slash, no `.` or `..` segment, no `;` parameters, and no percent-encoding of a character that needs none
+ * (`%6F` for `o`, `%2F` for `/`). The router itself would read `/v1/meetings;x` as `/v1/meetings` and decode
+ * `%6F`, which lets a request past a proxy rule on the literal prefix; such paths answer 404 instead.
+ */
+export const isCanonical = (path: string): boolean => {
+  if (!path.startsWith("/") || path.includes(";")) return false
+  if (path !== "/" && path.endsWith("/")) return false
+  const segments = path.split("/").slice(1)
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return false
+  for (let index = path.indexOf("%"); index !== -1; index = path.indexOf("%", index + 1)) {
+    const hex = path.slice(index + 1, index + 3)
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex) || unreservedOrSlash.test(String.fromCharCode(parseInt(hex, 16)))) return false
+  }
+  return true
+}
