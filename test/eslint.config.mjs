@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     files: ["**/*.ts"],
     rules: {
-      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "no-restricted-imports": ["error", {
@@ -19,6 +19,16 @@ export default tseslint.config(
           { group: ["@effect/schema/*"], message: "Use `import { Schema } from \"effect\"`." },
           { group: ["effect/*"], message: "One import style: `import { Effect, Layer, Schema } from \"effect\"`." }
         ]
+      }]
+    }
+  },
+  {
+    // Tests build values through the real constructors and schemas, never by casting past the types.
+    files: ["test/**/*.ts", "packages/*/test/**/*.ts", "examples/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", {
+        selector: "TSAsExpression > TSNeverKeyword",
+        message: "No `as never` in tests: build the value with its schema or constructor (e.g. MeetingId.make(...))."
       }]
     }
   },

@@ -9,6 +9,7 @@ import {
   expectList,
   expectValidation,
   member,
+  type Response,
   sleep,
   TIMESTAMP,
   useServer,
@@ -31,7 +32,7 @@ const DOCUMENTED_FIELDS = [
   "updated_at"
 ]
 
-const titles = (response: { body: any }) => response.body.items.map((item: any) => item.title)
+const titles = (response: Response) => response.body.items.map((item: { title: string }) => item.title)
 
 describe("POST /v1/agenda-items", () => {
   it("creates an item: 201 with every documented field", async () => {
@@ -144,7 +145,7 @@ describe("ordering by sequence", () => {
     const list = await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)
     expectList(list, { total: 4 })
     expect(titles(list)).toEqual(["one", "one and a half", "two", "three"])
-    expect(list.body.items.map((i: any) => i.sequence)).toEqual(["1", "1.5", "2", "3"])
+    expect(list.body.items.map((i: { sequence: string }) => i.sequence)).toEqual(["1", "1.5", "2", "3"])
   })
 
   it("compares sequences as numbers, not strings, and normalises them", async () => {
@@ -157,7 +158,7 @@ describe("ordering by sequence", () => {
     await createAgendaItem(api, meeting.id, { title: "two point oh five", sequence: "2.05" })
     const list = await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)
     expect(titles(list)).toEqual(["minus one", "two point oh five", "two and a half", "nine", "ten"])
-    expect(list.body.items.map((i: any) => i.sequence)).toEqual(["-1", "2.05", "2.5", "9", "10"])
+    expect(list.body.items.map((i: { sequence: string }) => i.sequence)).toEqual(["-1", "2.05", "2.5", "9", "10"])
     const next = await createAgendaItem(api, meeting.id, { title: "eleven" })
     expect(next.sequence).toBe("11")
   })
@@ -185,6 +186,42 @@ describe("ordering by sequence", () => {
   })
 })
 
+describe("sequence range", () => {
+  it("keeps appending after the largest sequence by renumbering the agenda 1, 2, ... in order", async () => {
+    const { api } = await member(server.url)
+    const meeting = await createMeeting(api)
+    const first = await createAgendaItem(api, meeting.id, { title: "first", sequence: "5" })
+    const last = await createAgendaItem(api, meeting.id, { title: "last", sequence: "999999999999" })
+    const appended = await createAgendaItem(api, meeting.id, { title: "appended" })
+    expect(appended.sequence).toBe("3")
+    const listed = await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)
+    expect(listed.body.items.map((item: { title: string; sequence: string }) => [item.title, item.sequence])).toEqual([
+      ["first", "1"],
+      ["last", "2"],
+      ["appended", "3"]
+    ])
+    expect(listed.body.items.map((item: { id: string }) => item.id)).toEqual([first.id, last.id, appended.id])
+  })
+
+  it("renumbers after a fractional sequence at the top of the range too, and then appends as usual", async () => {
+    const { api } = await member(server.url)
+    const meeting = await createMeeting(api)
+    const item = await createAgendaItem(api, meeting.id, { sequence: "1" })
+    expect((await api.patch(`/v1/agenda-items/${item.id}`, { sequence: "999999999999.5" })).status).toBe(200)
+    expect((await createAgendaItem(api, meeting.id)).sequence).toBe("2")
+    expect((await createAgendaItem(api, meeting.id)).sequence).toBe("3")
+  })
+
+  it("answers 400 for a sequence outside the range, on create and on PATCH", async () => {
+    const { api } = await member(server.url)
+    const meeting = await createMeeting(api)
+    expectValidation(await api.post("/v1/agenda-items", { meeting_id: meeting.id, title: "t", sequence: "1000000000000" }), "sequence")
+    expectValidation(await api.post("/v1/agenda-items", { meeting_id: meeting.id, title: "t", sequence: "1.0000001" }), "sequence")
+    const item = await createAgendaItem(api, meeting.id)
+    expectValidation(await api.patch(`/v1/agenda-items/${item.id}`, { sequence: "-1000000000000" }), "sequence")
+  })
+})
+
 describe("GET /v1/agenda-items", () => {
   it("filters by meeting_id and lists the caller's meetings' items without it", async () => {
     const { api } = await member(server.url)
@@ -200,7 +237,7 @@ describe("GET /v1/agenda-items", () => {
     expect(second.body.items).toEqual([b])
     const all = await api.get("/v1/agenda-items")
     expectList(all, { total: 3 })
-    expect(all.body.items.map((i: any) => i.id).sort()).toEqual([a.id, b.id, c.id].sort())
+    expect(all.body.items.map((i: { id: string }) => i.id).sort()).toEqual([a.id, b.id, c.id].sort())
     expectError(await api.get(`/v1/agenda-items?meeting_id=${crypto.randomUUID()}`), 404, "not_found")
     expectValidation(await api.get("/v1/agenda-items?meeting_id=abc"), "meeting_id")
   })
@@ -248,7 +285,7 @@ describe("GET, PATCH, DELETE /v1/agenda-items/{id}", () => {
     expectError(await api.get(`/v1/agenda-items/${item.id}`), 404, "not_found")
     expectError(await api.patch(`/v1/agenda-items/${item.id}`, { title: "x" }), 404, "not_found")
     expectError(await api.delete(`/v1/agenda-items/${item.id}`), 404, "not_found")
-    expect((await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)).body.items.map((i: any) => i.id)).toEqual([other.id])
+    expect((await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)).body.items.map((i: { id: string }) => i.id)).toEqual([other.id])
   })
 })
 
@@ -296,5 +333,20 @@ describe("presenters", () => {
     expect(patched.body.presenters).toEqual([user.userId])
     expect(patched.body.presenter_details).toEqual([{ user_id: user.userId, name: user.name, email: user.email }])
     expectValidation(await api.patch(`/v1/agenda-items/${item.id}`, { presenters: ["someone"] }), "presenters")
+  })
+
+  it("answers 400 naming the entry for a presenter who is no user of the workspace, and changes nothing", async () => {
+    const { user, api } = await member(server.url)
+    const stranger = (await member(server.url)).user
+    const meeting = await createMeeting(api)
+    const foreign = await api.post("/v1/agenda-items", { meeting_id: meeting.id, title: "t", presenters: [user.userId, stranger.userId] })
+    expectValidation(foreign, "presenters[1]")
+    expect(foreign.body.error).not.toContain("Katherine")
+    const nobody = await api.post("/v1/agenda-items", { meeting_id: meeting.id, title: "t", presenters: [crypto.randomUUID()] })
+    expectValidation(nobody, "presenters[0]")
+    expect((await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)).body.total).toBe(0)
+    const item = await createAgendaItem(api, meeting.id, { presenters: [user.userId] })
+    expectValidation(await api.patch(`/v1/agenda-items/${item.id}`, { presenters: [stranger.userId] }), "presenters[0]")
+    expect((await api.get(`/v1/agenda-items/${item.id}`)).body.presenters).toEqual([user.userId])
   })
 })

@@ -202,7 +202,7 @@ describe("meeting visibility by role", () => {
       const got = await viewer.get(`/v1/meetings/${meeting.id}`)
       expect(got.status).toBe(200)
       expect(got.body.id).toBe(meeting.id)
-      expect((await viewer.get("/v1/meetings")).body.items.map((m: any) => m.id)).toContain(meeting.id)
+      expect((await viewer.get("/v1/meetings")).body.items.map((m: { id: string }) => m.id)).toContain(meeting.id)
       expect((await viewer.get(`/v1/agenda-items/${agenda.id}`)).status).toBe(200)
       expect((await viewer.get(`/v1/action-items/${action.id}`)).status).toBe(200)
     }
@@ -353,7 +353,7 @@ describe("/v1/user/tokens", () => {
     expect(issued.status).toBe(201)
     const list = await user.api.get("/v1/user/tokens")
     expectList(list, { total: 2 })
-    const ids = list.body.items.map((t: any) => t.id)
+    const ids = list.body.items.map((t: { id: string }) => t.id)
     expect(ids.sort()).toEqual([user.tokenId, issued.body.id].sort())
     expect(ids).not.toContain(other.tokenId)
     for (const item of list.body.items) {
@@ -365,7 +365,7 @@ describe("/v1/user/tokens", () => {
       expect(item.created_at).toMatch(TIMESTAMP)
       expect(item.expires_at).toMatch(TIMESTAMP)
     }
-    expect(list.body.items.find((t: any) => t.id === issued.body.id)).toMatchObject({ name: "second", scopes: ["meetings:read", "action-items:read"] })
+    expect(list.body.items.find((t: { id: string }) => t.id === issued.body.id)).toMatchObject({ name: "second", scopes: ["meetings:read", "action-items:read"] })
   })
 
   it("deletes a token: 204, gone from the list, and its clients get 401 from then on", async () => {
@@ -379,7 +379,7 @@ describe("/v1/user/tokens", () => {
     expectError(await temp.get("/v1/meetings"), 401, "invalid_token")
     expectError(await temp.get("/v1/auth/introspect"), 401, "invalid_token")
     const list = await user.api.get("/v1/user/tokens")
-    expect(list.body.items.map((t: any) => t.id)).toEqual([user.tokenId])
+    expect(list.body.items.map((t: { id: string }) => t.id)).toEqual([user.tokenId])
     expectError(await user.api.delete(`/v1/user/tokens/${issued.body.id}`), 404, "not_found")
   })
 

@@ -3,7 +3,7 @@
  * (NodeHttpServer.layerTest). Successes decode into the domain's records and failures into the domain's
  * errors, through the same wire schemas the server encodes with.
  */
-import { Convene, CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId } from "@convene/core"
+import { Convene, CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId, WorkspaceId } from "@convene/core"
 import { Api, defaultLimits, type HostConfig, ServeLive } from "@convene/http"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
@@ -69,7 +69,7 @@ describe("HttpApiClient against the contract", () => {
         const operator = yield* clientWith("client-test-operator-token-0123456789")
         const missing = yield* Effect.flip(
           operator.operator.createUser({
-            path: { id: crypto.randomUUID() as never },
+            path: { id: WorkspaceId.make(crypto.randomUUID()) },
             payload: CreateUser.make({ email: Email.make("nobody@example.com"), name: "No", role: "MEMBER" })
           })
         )

@@ -10,6 +10,7 @@ import {
   expectList,
   expectValidation,
   member,
+  type Response,
   sleep,
   TIMESTAMP,
   useServer,
@@ -36,7 +37,7 @@ const MEETING_FIELDS = [
 const PARTICIPANT_FIELDS = ["created_at", "email", "id", "is_attended", "meeting_id", "name", "role", "updated_at", "user_id"]
 
 const inHours = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString()
-const ids = (response: { body: any }) => response.body.items.map((item: any) => item.id)
+const ids = (response: Response) => response.body.items.map((item: { id: string }) => item.id)
 
 describe("POST /v1/meetings", () => {
   it("creates a scheduled meeting: 201 with every field, the caller its OWNER participant", async () => {
@@ -132,15 +133,15 @@ describe("POST /v1/meetings", () => {
   it("creates the template's agenda items from template_id, and answers 404 for an unknown template", async () => {
     const { api } = await member(server.url)
     const templates = await api.get("/v1/meeting-templates")
-    const retro = templates.body.items.find((t: any) => t.name === "Retrospective")
+    const retro = templates.body.items.find((t: { name: string }) => t.name === "Retrospective")
     expect(retro).toBeDefined()
     const meeting = await createMeeting(api, { title: "Sprint 12 retro", template_id: retro.id })
     expect(meeting.template_id).toBe(retro.id)
     expect(meeting.detail_level).toBe(retro.detail_level)
     const agenda = await api.get(`/v1/agenda-items?meeting_id=${meeting.id}`)
     expectList(agenda, { total: retro.agenda_items.length })
-    expect(agenda.body.items.map((i: any) => [i.title, i.item_type])).toEqual(retro.agenda_items.map((i: any) => [i.title, i.item_type]))
-    expect(agenda.body.items.map((i: any) => i.sequence)).toEqual(retro.agenda_items.map((_: unknown, n: number) => String(n + 1)))
+    expect(agenda.body.items.map((i: { item_type: string; title: string }) => [i.title, i.item_type])).toEqual(retro.agenda_items.map((i: { item_type: string; title: string }) => [i.title, i.item_type]))
+    expect(agenda.body.items.map((i: { sequence: string }) => i.sequence)).toEqual(retro.agenda_items.map((_: unknown, n: number) => String(n + 1)))
 
     const explicit = await createMeeting(api, { template_id: retro.id, detail_level: "brief" })
     expect(explicit.detail_level).toBe("brief")
@@ -391,6 +392,113 @@ describe("PATCH /v1/meetings/{id}", () => {
   })
 })
 
+describe("starting and ending a meeting whenever it happens", () => {
+  const inDays = (days: number, hour = 9) => {
+    const at = new Date(Date.now() + days * 86_400_000)
+    at.setUTCHours(hour, 0, 0, 0)
+    return at.toISOString()
+  }
+  const lengthOf = (meeting: { start_time: string; end_time: string }) =>
+    Date.parse(meeting.end_time) - Date.parse(meeting.start_time)
+
+  it("starts a meeting planned for next week today and ends it today: real times, planned length kept while running", async () => {
+    const { api } = await member(server.url)
+    const planned = await createMeeting(api, { start_time: inDays(7, 9), end_time: inDays(7, 10) })
+    const started = await api.patch(`/v1/meetings/${planned.id}`, { status: "in_progress" })
+    expect(started.status).toBe(200)
+    expect(ageOf(started.body.start_time)).toBeLessThan(10_000)
+    expect(lengthOf(started.body)).toBe(3_600_000)
+    const ended = await api.patch(`/v1/meetings/${planned.id}`, { status: "ended" })
+    expect(ended.status).toBe(200)
+    expect(ended.body.status).toBe("ended")
+    expect(ended.body.start_time).toBe(started.body.start_time)
+    expect(ageOf(ended.body.end_time)).toBeLessThan(10_000)
+    expect(Date.parse(ended.body.end_time)).toBeGreaterThanOrEqual(Date.parse(ended.body.start_time))
+  })
+
+  it("starts and ends a meeting that was planned for yesterday", async () => {
+    const { api } = await member(server.url)
+    const late = await createMeeting(api, { start_time: inDays(-1, 9), end_time: inDays(-1, 10) })
+    const started = await api.patch(`/v1/meetings/${late.id}`, { status: "in_progress" })
+    expect(started.status).toBe(200)
+    expect(ageOf(started.body.start_time)).toBeLessThan(10_000)
+    const ended = await api.patch(`/v1/meetings/${late.id}`, { status: "ended" })
+    expect(ended.status).toBe(200)
+    expect(ageOf(ended.body.end_time)).toBeLessThan(10_000)
+  })
+
+  it("ends a meeting planned for next week that never started: it took place now", async () => {
+    const { api } = await member(server.url)
+    const planned = await createMeeting(api, { start_time: inDays(7, 9), end_time: inDays(7, 10) })
+    const ended = await api.patch(`/v1/meetings/${planned.id}`, { status: "ended" })
+    expect(ended.status).toBe(200)
+    expect(ageOf(ended.body.end_time)).toBeLessThan(10_000)
+    expect(ended.body.start_time).toBe(ended.body.end_time)
+  })
+
+  it("ends an instant meeting, and one without any times", async () => {
+    const { api } = await member(server.url)
+    const instant = await createMeeting(api, { is_instant: true })
+    const ended = await api.patch(`/v1/meetings/${instant.id}`, { status: "ended" })
+    expect(ended.status).toBe(200)
+    expect(ended.body.start_time).toBe(instant.start_time)
+    expect(ageOf(ended.body.end_time)).toBeLessThan(10_000)
+    const bare = await createMeeting(api)
+    const done = await api.patch(`/v1/meetings/${bare.id}`, { status: "ended" })
+    expect(done.status).toBe(200)
+    expect(done.body.start_time).toBe(done.body.end_time)
+  })
+
+  it("takes explicit times given with the status change", async () => {
+    const { api } = await member(server.url)
+    const planned = await createMeeting(api, { start_time: inDays(7, 9), end_time: inDays(7, 10) })
+    const started = await api.patch(`/v1/meetings/${planned.id}`, { status: "in_progress", start_time: inDays(0, 8) })
+    expect(started.status).toBe(200)
+    expect(Date.parse(started.body.start_time)).toBe(Date.parse(inDays(0, 8)))
+    const end = inDays(0, 8).replace("08:00", "08:45")
+    const ended = await api.patch(`/v1/meetings/${planned.id}`, { status: "ended", end_time: end })
+    expect(ended.status).toBe(200)
+    expect(Date.parse(ended.body.end_time)).toBe(Date.parse(end))
+    expect(ended.body.start_time).toBe(started.body.start_time)
+    const refused = await api.patch(`/v1/meetings/${(await createMeeting(api)).id}`, {
+      status: "ended",
+      start_time: inDays(1, 10),
+      end_time: inDays(1, 9)
+    })
+    expectValidation(refused, "end_time")
+  })
+
+  it("cancels, restores and then runs a meeting; an ended meeting says it is final", async () => {
+    const { api } = await member(server.url)
+    const planned = await createMeeting(api, { start_time: inDays(3, 9), end_time: inDays(3, 10) })
+    const cancelled = await api.patch(`/v1/meetings/${planned.id}`, { status: "cancelled" })
+    expect(cancelled.body).toMatchObject({ status: "cancelled", start_time: planned.start_time, end_time: planned.end_time })
+    const refused = await api.patch(`/v1/meetings/${planned.id}`, { status: "in_progress" })
+    expectError(refused, 409, "conflict")
+    expect(refused.body.error).toContain("from cancelled it can go to scheduled")
+    const restored = await api.patch(`/v1/meetings/${planned.id}`, { status: "scheduled" })
+    expect(restored.body).toMatchObject({ status: "scheduled", start_time: planned.start_time })
+    expect((await api.patch(`/v1/meetings/${planned.id}`, { status: "in_progress" })).status).toBe(200)
+    expect((await api.patch(`/v1/meetings/${planned.id}`, { status: "ended" })).status).toBe(200)
+    const final = await api.patch(`/v1/meetings/${planned.id}`, { status: "in_progress" })
+    expectError(final, 409, "conflict")
+    expect(final.body.error).toContain("final")
+  })
+
+  it("names start_time when a change moves only the start past the end", async () => {
+    const { api } = await member(server.url)
+    const planned = await createMeeting(api, { start_time: inDays(3, 9), end_time: inDays(3, 10) })
+    const moved = await api.patch(`/v1/meetings/${planned.id}`, { start_time: inDays(3, 11) })
+    expectValidation(moved, "start_time")
+    expect(moved.body.error).toMatch(/^start_time: must not be after/)
+  })
+
+  it("refuses start_time together with is_instant", async () => {
+    const { api } = await member(server.url)
+    expectValidation(await api.post("/v1/meetings", { title: "x", is_instant: true, start_time: inDays(1) }), "start_time")
+  })
+})
+
 describe("DELETE /v1/meetings/{id}", () => {
   it("answers 204 with no body; the meeting, its agenda items and its action items are gone", async () => {
     const { api } = await member(server.url)
@@ -502,8 +610,8 @@ describe("/v1/meetings/{id}/participants", () => {
     expect(again.body.participants[3]).toMatchObject({ email: "new@example.com", role: "EDITOR" })
     const list = await api.get(`/v1/meetings/${meeting.id}/participants`)
     expectList(list, { total: 4 })
-    expect(list.body.items.map((p: any) => p.role).sort()).toEqual(["EDITOR", "OWNER", "VIEWER", "VIEWER"])
-    expect(list.body.items.find((p: any) => p.user_id === colleague.userId).role).toBe("VIEWER")
+    expect(list.body.items.map((p: { role: string }) => p.role).sort()).toEqual(["EDITOR", "OWNER", "VIEWER", "VIEWER"])
+    expect(list.body.items.find((p: { user_id: string }) => p.user_id === colleague.userId).role).toBe("VIEWER")
   })
 
   it("adds a person once when the same addition races", async () => {
@@ -569,7 +677,7 @@ describe("/v1/meetings/{id}/participants", () => {
     expectError(await api.delete(`/v1/meetings/${meeting.id}/participants/${colleague.userId}`), 404, "not_found")
     expectError(await api.delete(`/v1/meetings/${meeting.id}/participants/${crypto.randomUUID()}`), 404, "not_found")
     const participants = await api.get(`/v1/meetings/${meeting.id}/participants`)
-    expect(participants.body.items.map((p: any) => p.user_id)).toEqual([user.userId])
+    expect(participants.body.items.map((p: { user_id: string }) => p.user_id)).toEqual([user.userId])
   })
 
   it("changes a participant's role (200 with the participant); the owner's role cannot change (409)", async () => {
@@ -593,7 +701,7 @@ describe("/v1/meetings/{id}/participants", () => {
       "not_found"
     )
     const list = await api.get(`/v1/meetings/${meeting.id}/participants`)
-    expect(list.body.items.map((p: any) => p.role)).toEqual(["OWNER", "EDITOR"])
+    expect(list.body.items.map((p: { role: string }) => p.role)).toEqual(["OWNER", "EDITOR"])
   })
 
   it("lets a VIEWER read the participants but not change them (403)", async () => {

@@ -24,7 +24,7 @@ describe("pagination of GET /v1/meetings (25 meetings)", () => {
   it("defaults to limit 20, offset 0", async () => {
     const response = await page("")
     expectList(response, { total: 25, limit: 20, offset: 0 })
-    expect(response.body.items.map((m: any) => m.id)).toEqual(newestFirst.slice(0, 20))
+    expect(response.body.items.map((m: { id: string }) => m.id)).toEqual(newestFirst.slice(0, 20))
   })
 
   it("reads a missing or non-positive limit as 20", async () => {
@@ -46,15 +46,15 @@ describe("pagination of GET /v1/meetings (25 meetings)", () => {
   it("applies a limit in range and an offset", async () => {
     const first = await page("?limit=10")
     expectList(first, { total: 25, limit: 10, offset: 0 })
-    expect(first.body.items.map((m: any) => m.id)).toEqual(newestFirst.slice(0, 10))
+    expect(first.body.items.map((m: { id: string }) => m.id)).toEqual(newestFirst.slice(0, 10))
     const second = await page("?limit=10&offset=10")
     expectList(second, { total: 25, limit: 10, offset: 10 })
-    expect(second.body.items.map((m: any) => m.id)).toEqual(newestFirst.slice(10, 20))
+    expect(second.body.items.map((m: { id: string }) => m.id)).toEqual(newestFirst.slice(10, 20))
     const last = await page("?limit=10&offset=20")
     expectList(last, { total: 25, limit: 10, offset: 20 })
-    expect(last.body.items.map((m: any) => m.id)).toEqual(newestFirst.slice(20))
+    expect(last.body.items.map((m: { id: string }) => m.id)).toEqual(newestFirst.slice(20))
     const one = await page("?limit=1&offset=24")
-    expect(one.body.items.map((m: any) => m.id)).toEqual([newestFirst[24]])
+    expect(one.body.items.map((m: { id: string }) => m.id)).toEqual([newestFirst[24]])
   })
 
   it("answers an offset past the end with empty items and the right total", async () => {
@@ -70,7 +70,7 @@ describe("pagination of GET /v1/meetings (25 meetings)", () => {
   it("reads a negative offset as 0", async () => {
     const response = await page("?offset=-3&limit=5")
     expectList(response, { total: 25, limit: 5, offset: 0 })
-    expect(response.body.items.map((m: any) => m.id)).toEqual(newestFirst.slice(0, 5))
+    expect(response.body.items.map((m: { id: string }) => m.id)).toEqual(newestFirst.slice(0, 5))
   })
 
   it("answers a non-integer limit or offset with 400 validation_error naming the field", async () => {
@@ -131,7 +131,7 @@ describe("pagination of every other list endpoint", () => {
     for (let i = 0; i < 7; i++) created.push((await createAgendaItem(api, meeting.id, { title: `i${i}` })).id)
     const seen: Array<string> = []
     for (let offset = 0; offset < 7; offset += 3) {
-      seen.push(...(await api.get(`/v1/agenda-items?meeting_id=${meeting.id}&limit=3&offset=${offset}`)).body.items.map((i: any) => i.id))
+      seen.push(...(await api.get(`/v1/agenda-items?meeting_id=${meeting.id}&limit=3&offset=${offset}`)).body.items.map((i: { id: string }) => i.id))
     }
     expect(seen).toEqual(created)
   })

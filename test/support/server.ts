@@ -5,7 +5,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import type { StorePorts } from "@convene/core"
-import { ConveneWith, defaultLimits, type HostConfig } from "@convene/http"
+import { ConveneWith, defaultLimits, type HostConfig, type ServerLimits } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
@@ -34,6 +34,7 @@ const defaultStore = (): { readonly layer: Layer.Layer<StorePorts, unknown>; rea
 export const startServer = async (options: {
   readonly store?: Layer.Layer<StorePorts, unknown>
   readonly operatorToken?: string | null
+  readonly limits?: Partial<ServerLimits>
 } = {}): Promise<RunningServer> => {
   const config: HostConfig = {
     port: 0,
@@ -44,7 +45,7 @@ export const startServer = async (options: {
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
     accessLog: false,
     tracing: false,
-    limits: defaultLimits
+    limits: { ...defaultLimits, ...options.limits }
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer))
@@ -73,6 +74,8 @@ export const client = (baseUrl: string, token?: string) => {
       ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
     })
     const text = await response.text()
+    // The one `any` of the tests: a parsed JSON body, whose fields each test reads and asserts itself.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let parsed: any = text
     if ((response.headers.get("content-type") ?? "").includes("application/json") && text.length > 0) parsed = JSON.parse(text)
     return { status: response.status, headers: response.headers, body: parsed, text }

@@ -1,5 +1,5 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { Config, Option, Redacted } from "effect"
+import { Config, type ConfigError, Option, Redacted } from "effect"
 
 /**
  * What one client may take of the server. The defaults suit a server behind a reverse proxy: the proxy closes
@@ -44,8 +44,8 @@ export const minOperatorTokenLength = 32
  */
 const operatorToken = Config.redacted("CONVENE_OPERATOR_TOKEN").pipe(
   Config.validate({
-    message: `must be at least ${minOperatorTokenLength} characters (unset it to turn the operator API off; ` +
-      "make one with: openssl rand -base64 32)",
+    message: `CONVENE_OPERATOR_TOKEN is set but shorter than ${minOperatorTokenLength} characters; set a longer ` +
+      "one (for example the output of `openssl rand -base64 32`) or unset it to turn the operator API off",
     validation: (token) => Redacted.value(token).length >= minOperatorTokenLength
   }),
   Config.option
@@ -106,3 +106,23 @@ export const storeChoice: Config.Config<StoreChoice> = Config.all({
       : { _tag: "embedded", dataDir }
   )
 )
+
+/** Each problem of a configuration error on a line of its own: the variable and what is wrong with it. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const problems: Array<string> = []
+  const walk = (error: ConfigError.ConfigError): void => {
+    switch (error._op) {
+      case "And":
+      case "Or":
+        walk(error.left)
+        walk(error.right)
+        return
+      default: {
+        const variable = error.path.join("_")
+        problems.push(variable === "" || error.message.includes(variable) ? error.message : `${variable}: ${error.message}`)
+      }
+    }
+  }
+  walk(error)
+  return [...new Set(problems)].join("; ")
+}

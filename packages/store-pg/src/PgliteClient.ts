@@ -57,9 +57,9 @@ export const make = (
     const call = <A>(f: () => Promise<A>) => Effect.uninterruptible(Effect.tryPromise({ try: f, catch: statementError }))
 
     const query = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
-      call(() => db.query(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }))
+      call(() => db.query<object>(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }))
 
-    const transform = (rows: ReadonlyArray<any>, transformRows: TransformRows) =>
+    const transform = (rows: ReadonlyArray<object>, transformRows: TransformRows) =>
       transformRows === undefined ? rows : transformRows(rows)
 
     const makeConnection = (guard: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) => {

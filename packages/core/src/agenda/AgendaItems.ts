@@ -3,7 +3,7 @@
  * `sequence`; an ended meeting takes no new items (409). Talking points are private: each caller reads and
  * writes only their own. Presenters are users of the workspace.
  */
-import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Context, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { requireScope, subjectOf } from "../identity/Access.js"
 import type { Principal, User } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
@@ -13,7 +13,7 @@ import type { TemplateAgendaItem } from "../meetings/Templates.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { AgendaItemType } from "../shared/AgendaItemType.js"
-import { Conflict, InsufficientScope, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
+import { Conflict, type InsufficientScope, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { AgendaItemId, MeetingId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, Title } from "../shared/Text.js"

@@ -13,7 +13,7 @@ export type TimeField = "start_time" | "end_time"
 
 export type MeetingFilter = Data.TaggedEnum<{
   /** Every meeting. */
-  All: {}
+  All: Record<never, never>
   /** Every one of `filters` holds. */
   And: { readonly filters: ReadonlyArray<MeetingFilter> }
   /** At least one of `filters` holds. */

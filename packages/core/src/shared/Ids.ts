@@ -1,29 +1,36 @@
 /**
  * Branded identifiers. Every id on the wire is a UUID string; the brand keeps a meeting id from being
- * passed where an agenda item id is expected.
+ * passed where an agenda item id is expected. A UUID is read in either case and kept in lower case, the one
+ * form every store compares (so `/v1/meetings/ABC…` finds the meeting `abc…` on every store alike).
  */
 import { Schema } from "effect"
 
-export const WorkspaceId = Schema.UUID.pipe(Schema.brand("WorkspaceId"))
+/** A UUID in lower case (decoding lower-cases it). */
+export const Uuid = Schema.compose(Schema.Lowercase, Schema.UUID).annotations({
+  identifier: "UUID",
+  jsonSchema: { type: "string", format: "uuid" }
+})
+
+export const WorkspaceId = Uuid.pipe(Schema.brand("WorkspaceId"))
 export type WorkspaceId = typeof WorkspaceId.Type
 
-export const UserId = Schema.UUID.pipe(Schema.brand("UserId"))
+export const UserId = Uuid.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
-export const CredentialId = Schema.UUID.pipe(Schema.brand("CredentialId"))
+export const CredentialId = Uuid.pipe(Schema.brand("CredentialId"))
 export type CredentialId = typeof CredentialId.Type
 
-export const MeetingId = Schema.UUID.pipe(Schema.brand("MeetingId"))
+export const MeetingId = Uuid.pipe(Schema.brand("MeetingId"))
 export type MeetingId = typeof MeetingId.Type
 
-export const ParticipantId = Schema.UUID.pipe(Schema.brand("ParticipantId"))
+export const ParticipantId = Uuid.pipe(Schema.brand("ParticipantId"))
 export type ParticipantId = typeof ParticipantId.Type
 
-export const AgendaItemId = Schema.UUID.pipe(Schema.brand("AgendaItemId"))
+export const AgendaItemId = Uuid.pipe(Schema.brand("AgendaItemId"))
 export type AgendaItemId = typeof AgendaItemId.Type
 
-export const ActionItemId = Schema.UUID.pipe(Schema.brand("ActionItemId"))
+export const ActionItemId = Uuid.pipe(Schema.brand("ActionItemId"))
 export type ActionItemId = typeof ActionItemId.Type
 
-export const TemplateId = Schema.UUID.pipe(Schema.brand("TemplateId"))
+export const TemplateId = Uuid.pipe(Schema.brand("TemplateId"))
 export type TemplateId = typeof TemplateId.Type

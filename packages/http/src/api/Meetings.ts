@@ -13,7 +13,8 @@ import {
   Participant,
   SearchText,
   Timestamp,
-  UpdateMeeting
+  UpdateMeeting,
+  Uuid
 } from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing, PlanGate, StateConflict } from "./Errors.js"
@@ -24,7 +25,7 @@ import { Authenticate } from "./Security.js"
 const MeetingPath = Schema.Struct({ id: MeetingId })
 const ParticipantPath = Schema.Struct({
   id: MeetingId,
-  userId: Schema.UUID.annotations({ description: "the participant's user id (a guest is addressed by its participant id)" })
+  userId: Uuid.annotations({ description: "the participant's user id (a guest is addressed by its participant id)" })
 })
 
 export const MeetingList = Pagination.ListOf(Meeting).annotations({ identifier: "MeetingList" })

