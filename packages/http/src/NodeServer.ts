@@ -3,7 +3,6 @@
  * itself before any request reaches the app (a malformed request, headers too large, a request that took
  * longer than its timeout) answered in the documented envelope instead of Node's bare status lines.
  */
-import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { envelope } from "./api/Errors.js"
@@ -16,8 +15,7 @@ const reasons: Record<number, string> = {
 }
 
 /** A complete HTTP/1.1 response in the envelope, for writing straight to a socket. */
-export const rawFailure = (status: 400 | 408 | 431, code: string, text: string): string => {
-  const requestId = randomUUID()
+export const rawFailure = (status: 400 | 408 | 431, code: string, text: string, requestId: string): string => {
   const body = JSON.stringify(envelope(code, text, requestId))
   return [
     `HTTP/1.1 ${status} ${reasons[status]}`,
@@ -31,19 +29,22 @@ export const rawFailure = (status: 400 | 408 | 431, code: string, text: string):
 }
 
 /** How a client error Node detected is answered. */
-const answerFor = (error: Error & { readonly code?: string }): string => {
+const answerFor = (error: Error & { readonly code?: string }, requestId: string): string => {
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return rawFailure(408, "request_timeout", "the request was not received in time; send it again faster")
+      return rawFailure(408, "request_timeout", "the request was not received in time; send it again faster", requestId)
     case "HPE_HEADER_OVERFLOW":
-      return rawFailure(431, "request_header_fields_too_large", "the request's headers are too large")
+      return rawFailure(431, "request_header_fields_too_large", "the request's headers are too large", requestId)
     default:
-      return rawFailure(400, "bad_request", "the request is not valid HTTP/1.1")
+      return rawFailure(400, "bad_request", "the request is not valid HTTP/1.1", requestId)
   }
 }
 
-/** A Node HTTP server with the limits set and client errors answered in the envelope. */
-export const make = (limits: ServerLimits): Server => {
+/**
+ * A Node HTTP server with the limits set and client errors answered in the envelope. `requestId` makes the
+ * ids of those answers (the host passes the Crypto port's UUIDs).
+ */
+export const make = (limits: ServerLimits, requestId: () => string): Server => {
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -64,7 +65,7 @@ export const make = (limits: ServerLimits): Server => {
       socket.destroy()
       return
     }
-    socket.end(answerFor(error))
+    socket.end(answerFor(error, requestId()))
   })
   return server
 }

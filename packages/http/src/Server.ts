@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Convene, Idempotency, type StorePorts } from "@convene/core"
+import { Convene, Crypto, Idempotency, type StorePorts } from "@convene/core"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
@@ -60,9 +60,11 @@ export const ApiLive = (config: HostConfig) =>
 export const HttpLive = (config: HostConfig) =>
   ServeLive(config).pipe(
     HttpServer.withLogAddress,
-    Layer.provideMerge(
-      NodeHttpServer.layer(() => NodeServer.make(config.limits), { port: config.port, host: config.host })
-    )
+    Layer.provideMerge(Layer.unwrapEffect(Effect.map(Crypto, (crypto) =>
+      NodeHttpServer.layer(
+        () => NodeServer.make(config.limits, () => Effect.runSync(crypto.randomUUID)),
+        { port: config.port, host: config.host }
+      ))))
   )
 
 /**
