@@ -13,6 +13,14 @@ import * as MeetingStore from "./MeetingStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
+/**
+ * The state every port of `layer` reads and writes, for tests that compare everything the store holds before
+ * and after an operation (test/faults): `Layer.merge(layer, Memory.layer)` answers the ports together with
+ * their `Memory`, since a layer used twice in one build is built once (layers are memoized by reference).
+ * Not a port: nothing outside tests should read the state behind the ports' back.
+ */
+export { Memory }
+
 export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   WorkspaceStore.layer,
   IdentityStore.userLayer,

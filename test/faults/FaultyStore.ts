@@ -1,0 +1,174 @@
+/**
+ * A store decorator for fault injection: every write method of every storage port is wrapped so that a test
+ * can run one operation and say "die right after its k-th write".
+ *
+ * - `layer` takes the seven data ports (and the Transactor, passed through untouched) from the store it is
+ *   provided with and answers decorated ones; wire the core on top of it.
+ * - `record(operation, { dieAfter: k })` runs the operation with a fresh write counter (counting from the start
+ *   of the operation; setup before it and checks after it are not counted) and answers its exit together with
+ *   the names of the writes it made, in order. The k-th write completes, then the operation dies with an
+ *   `InjectedFault` defect: to everything up the stack that is a driver or a process dying mid-operation.
+ *   Only the k-th write dies, once: what the operation does to clean up (a released idempotency key) runs.
+ * - The counter lives in a FiberRef, so unarmed code (and other fibers) pass straight through.
+ *
+ * Which methods write is decided per port in `methods` below, exhaustively: every method of every port must be
+ * classified there, so a write method added to a port fails to type-check here until it is listed.
+ */
+import {
+  ActionItemStore,
+  AgendaItemStore,
+  CredentialStore,
+  IdempotencyStore,
+  MeetingStore,
+  type StorePorts,
+  Transactor,
+  UserStore,
+  WorkspaceStore
+} from "@convene/core"
+import { type Context, Data, Effect, type Exit, FiberRef, Layer, Option, Ref } from "effect"
+
+/** The defect an armed write dies with, right after it completed. */
+export class InjectedFault extends Data.TaggedError("InjectedFault")<{
+  /** Which write of the operation it followed (1 is the first). */
+  readonly write: number
+  /** `Port.method` of that write. */
+  readonly method: string
+}> {}
+
+/** How each method of a port touches the store. */
+export type Methods<S> = { readonly [K in keyof S]: "read" | "write" }
+
+interface Counter {
+  readonly dieAfter: number | undefined
+  readonly writes: Ref.Ref<ReadonlyArray<string>>
+}
+
+const armed = FiberRef.unsafeMake(Option.none<Counter>())
+
+/** Counts one completed write of `method`; dies when it is the one the test armed. */
+const afterWrite = (method: string): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(armed), Option.match({
+    onNone: () => Effect.void,
+    onSome: (counter) =>
+      Effect.flatMap(
+        Ref.updateAndGet(counter.writes, (writes) => [...writes, method]),
+        (writes) => (writes.length === counter.dieAfter
+          ? Effect.die(new InjectedFault({ write: writes.length, method }))
+          : Effect.void)
+      )
+  }))
+
+/**
+ * `service` with every method `methods` marks "write" wrapped: the call runs as before, then counts (and dies
+ * if armed to). The copy has the type of the service; the methods are swapped by name, which TypeScript cannot
+ * follow generically, hence `Reflect` (each replaced method is checked to be a function answering an Effect).
+ */
+export const decorate = <S extends object>(port: string, service: S, methods: Methods<S>): S => {
+  const decorated: S = { ...service }
+  for (const [name, kind] of Object.entries<"read" | "write">(methods)) {
+    if (kind !== "write") continue
+    const method: unknown = Reflect.get(service, name)
+    if (typeof method !== "function") throw new Error(`${port}.${name} is not a method`)
+    const label = `${port}.${name}`
+    Reflect.set(decorated, name, (...args: ReadonlyArray<unknown>): Effect.Effect<unknown, unknown, unknown> => {
+      const result: unknown = Reflect.apply(method, service, args)
+      if (!Effect.isEffect(result)) throw new Error(`${label} did not answer an Effect`)
+      return Effect.tap(result, () => afterWrite(label))
+    })
+  }
+  return decorated
+}
+
+/** The port behind `tag`, decorated. */
+const port = <I, S extends object>(tag: Context.Tag<I, S>, methods: Methods<S>): Layer.Layer<I, never, I> =>
+  Layer.effect(tag, Effect.map(tag, (service) => decorate(tag.key.split("/").at(-1) ?? tag.key, service, methods)))
+
+/** Every write of every port (the lists follow the port interfaces in packages/core/src). */
+export const methods = {
+  WorkspaceStore: { insert: "write", update: "write", get: "read", consume: "write" },
+  UserStore: { insert: "write", get: "read", getMany: "read", findByEmail: "read" },
+  CredentialStore: {
+    insert: "write",
+    findByHashWithOwner: "read",
+    get: "read",
+    listByUser: "read",
+    revoke: "write"
+  },
+  MeetingStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    delete: "write",
+    list: "read",
+    addParticipants: "write",
+    meetingIdsOf: "read",
+    listParticipants: "read",
+    findParticipant: "read",
+    updateParticipant: "write",
+    removeParticipant: "write",
+    appendTranscript: "write",
+    transcript: "read"
+  },
+  AgendaItemStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    delete: "write",
+    deleteByMeeting: "write",
+    list: "read",
+    listByMeeting: "read",
+    lastSequence: "read",
+    talkingPoints: "read",
+    setTalkingPoints: "write"
+  },
+  ActionItemStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    delete: "write",
+    deleteByMeeting: "write",
+    detachAgendaItem: "write",
+    list: "read"
+  },
+  IdempotencyStore: { begin: "write", complete: "write", release: "write", purgeExpired: "write" }
+} as const satisfies {
+  readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
+  readonly UserStore: Methods<Context.Tag.Service<UserStore>>
+  readonly CredentialStore: Methods<Context.Tag.Service<CredentialStore>>
+  readonly MeetingStore: Methods<Context.Tag.Service<MeetingStore>>
+  readonly AgendaItemStore: Methods<Context.Tag.Service<AgendaItemStore>>
+  readonly ActionItemStore: Methods<Context.Tag.Service<ActionItemStore>>
+  readonly IdempotencyStore: Methods<Context.Tag.Service<IdempotencyStore>>
+}
+
+/** The store's ports with every write counted (and armed to die); provide the real store below it. */
+export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
+  port(WorkspaceStore, methods.WorkspaceStore),
+  port(UserStore, methods.UserStore),
+  port(CredentialStore, methods.CredentialStore),
+  port(MeetingStore, methods.MeetingStore),
+  port(AgendaItemStore, methods.AgendaItemStore),
+  port(ActionItemStore, methods.ActionItemStore),
+  port(IdempotencyStore, methods.IdempotencyStore),
+  // Units of work are the store's own: a transaction is exactly what the faults test.
+  Layer.service(Transactor)
+)
+
+export interface Recorded<A, E> {
+  readonly exit: Exit.Exit<A, E>
+  /** `Port.method` of every write the operation made, in order (the one that died included). */
+  readonly writes: ReadonlyArray<string>
+}
+
+/** Runs `operation` counting its writes; with `dieAfter: k`, it dies right after its k-th write. */
+export const record = <A, E, R>(
+  operation: Effect.Effect<A, E, R>,
+  options: { readonly dieAfter?: number | undefined } = {}
+): Effect.Effect<Recorded<A, E>, never, R> =>
+  Effect.gen(function*() {
+    const writes = yield* Ref.make<ReadonlyArray<string>>([])
+    const exit = yield* Effect.exit(
+      Effect.locally(operation, armed, Option.some({ dieAfter: options.dieAfter, writes }))
+    )
+    return { exit, writes: yield* Ref.get(writes) }
+  })

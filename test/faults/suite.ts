@@ -1,0 +1,275 @@
+/**
+ * Every multi-write operation of the core must be one unit of work: a fault after any of its writes leaves the
+ * store exactly as it was. `suite(name, store)` runs, on one store, each operation below
+ * - once without a fault (the positive control: it makes exactly the writes listed, which is where the k of the
+ *   fault cases come from, and changes exactly the rows listed), and
+ * - once per k from 1 to (its number of writes − 1), dying right after its k-th write (FaultyStore), then
+ *   compares a snapshot of the whole store with the one taken before (Snapshot): nothing may be left.
+ *
+ * The operation runs through the real core services (Convene.layer) over FaultyStore over the store; what a
+ * case needs first is made through the same services, unarmed. Time is the TestClock's, moved on by a minute
+ * between the setup and the operation so that even a rewrite of a row with the same values shows.
+ */
+import {
+  ActionItems,
+  AgendaItems,
+  builtInTemplates,
+  Convene,
+  CreateActionItem,
+  CreateAgendaItem,
+  CreateMeeting,
+  Idempotency,
+  type IdempotentRequest,
+  type MeetingId,
+  Meetings,
+  type Principal,
+  Sequence,
+  type StorePorts,
+  StoredResponse,
+  TranscriptLine,
+  UpdateAgendaItem
+} from "@convene/core"
+import { NodeCrypto } from "@convene/node"
+import { expect, layer } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Option, TestClock } from "effect"
+import { principalFor } from "../core/fixtures.js"
+import * as FaultyStore from "./FaultyStore.js"
+import { counts, diff, StoreSnapshot } from "./Snapshot.js"
+
+type Changes = Record<string, { readonly added: number; readonly removed: number }>
+
+interface Operation {
+  readonly name: string
+  /** The writes the operation makes, in order, as read from its code in packages/core/src. */
+  readonly writes: ReadonlyArray<string>
+  /** The rows a successful run adds and removes, per table. */
+  readonly changes: Changes
+  /** What a fault after write k is allowed to leave (nothing, unless said here). */
+  readonly leftAfterFault?: (k: number) => Changes
+  /** Makes what the operation needs (no fault armed yet) and answers the operation. */
+  readonly prepare: Effect.Effect<Effect.Effect<unknown, unknown, Convene.Services>, never, Convene.Services>
+}
+
+const standUp = builtInTemplates.find((template) => template.name === "Stand-up")!
+
+const meetingOf = (principal: Principal, fields: Partial<CreateMeeting> = {}) =>
+  Effect.flatMap(Meetings, (meetings) => meetings.create(principal, CreateMeeting.make({ title: "Weekly sync", ...fields })))
+
+const agendaItemOf = (principal: Principal, meetingId: MeetingId, fields: Partial<CreateAgendaItem> = {}) =>
+  Effect.flatMap(AgendaItems, (items) =>
+    items.create(principal, CreateAgendaItem.make({ meeting_id: meetingId, title: "Status", ...fields })))
+
+const added = (n: number) => ({ added: n, removed: 0 })
+const removed = (n: number) => ({ added: 0, removed: n })
+const changed = (n: number) => ({ added: n, removed: n })
+
+const operations: ReadonlyArray<Operation> = [
+  {
+    name: "Meetings.create (FREE plan, Stand-up template)",
+    writes: [
+      "WorkspaceStore.consume",
+      "MeetingStore.insert",
+      "MeetingStore.addParticipants",
+      ...standUp.agenda_items.map(() => "AgendaItemStore.insert")
+    ],
+    // The monthly counter goes from 1 to 2: a fault must give the unit back.
+    changes: {
+      workspace_usage: changed(1),
+      meetings: added(1),
+      participants: added(1),
+      agenda_items: added(standUp.agenda_items.length)
+    },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor({ plan: "FREE" })
+      yield* meetingOf(principal, { title: "Takes the first unit of the month" })
+      const meetings = yield* Meetings
+      return meetings.create(principal, CreateMeeting.make({ title: "Daily", template_id: standUp.id }))
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "Meetings.delete (with agenda, talking points, action item, transcript)",
+    writes: ["ActionItemStore.deleteByMeeting", "AgendaItemStore.deleteByMeeting", "MeetingStore.delete"],
+    changes: {
+      action_items: removed(1),
+      agenda_items: removed(standUp.agenda_items.length + 1),
+      talking_points: removed(1),
+      meetings: removed(1),
+      participants: removed(1),
+      transcript_segments: removed(1)
+    },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal, { template_id: standUp.id })
+      const item = yield* agendaItemOf(principal, meeting.id, { talking_points: ["Mine"] })
+      const actions = yield* ActionItems
+      yield* actions.create(principal, CreateActionItem.make({ meeting_id: meeting.id, title: "Follow up", agenda_item_id: item.id }))
+      const meetings = yield* Meetings
+      yield* meetings.appendTranscript(principal, meeting.id, [
+        TranscriptLine.make({ offset_ms: 0, speaker: "Ann", text: "Hello" })
+      ])
+      return meetings.delete(principal, meeting.id)
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "AgendaItems.create with talking points",
+    writes: ["AgendaItemStore.insert", "AgendaItemStore.setTalkingPoints"],
+    changes: { agenda_items: added(1), talking_points: added(1) },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal)
+      return agendaItemOf(principal, meeting.id, { talking_points: ["One", "Two"] })
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "AgendaItems.create that renumbers (last sequence 999999999999)",
+    // Both items move (5 → 1, 999999999999 → 2), then the new one goes in as 3.
+    writes: ["AgendaItemStore.update", "AgendaItemStore.update", "AgendaItemStore.insert"],
+    changes: { agenda_items: { added: 3, removed: 2 } },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal)
+      yield* agendaItemOf(principal, meeting.id, { title: "First", sequence: Sequence.make("5") })
+      yield* agendaItemOf(principal, meeting.id, { title: "Last", sequence: Sequence.make("999999999999") })
+      return agendaItemOf(principal, meeting.id, { title: "Appended" })
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "AgendaItems.update with talking points",
+    writes: ["AgendaItemStore.update", "AgendaItemStore.setTalkingPoints"],
+    changes: { agenda_items: changed(1), talking_points: changed(1) },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal)
+      const item = yield* agendaItemOf(principal, meeting.id, { talking_points: ["Old"] })
+      const items = yield* AgendaItems
+      return items.update(principal, item.id, UpdateAgendaItem.make({ title: "Renamed", talking_points: ["New"] }))
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "AgendaItems.delete of an item an action item points at",
+    writes: ["ActionItemStore.detachAgendaItem", "AgendaItemStore.delete"],
+    changes: { action_items: changed(1), agenda_items: removed(1), talking_points: removed(1) },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal)
+      const item = yield* agendaItemOf(principal, meeting.id, { talking_points: ["Mine"] })
+      const actions = yield* ActionItems
+      yield* actions.create(principal, CreateActionItem.make({ meeting_id: meeting.id, title: "Follow up", agenda_item_id: item.id }))
+      const items = yield* AgendaItems
+      return items.delete(principal, item.id)
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "Idempotency.run of a work that writes twice (two agenda items)",
+    writes: ["IdempotencyStore.begin", "AgendaItemStore.insert", "AgendaItemStore.insert", "IdempotencyStore.complete"],
+    changes: { idempotency_records: added(1), agenda_items: added(2) },
+    // The claim is taken on its own, before the unit of work, so that a racing duplicate sees it (see
+    // Idempotency.ts): a fault right after it leaves the claim pending until its window passes (tested below).
+    // From the second write on, the work and the stored response go together, and the key is released.
+    leftAfterFault: (k) => (k === 1 ? { idempotency_records: added(1) } : {}),
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const meeting = yield* meetingOf(principal)
+      return idempotentWork(principal, meeting.id, `key-${crypto.randomUUID()}`)
+    }).pipe(Effect.orDie)
+  }
+]
+
+/**
+ * A request under an Idempotency-Key whose work writes twice, each write a unit of its own (two agenda items):
+ * only the Idempotency service's transaction makes them, and the stored response, one.
+ */
+const idempotentWork = (principal: Principal, meetingId: MeetingId, key: string) =>
+  Effect.gen(function*() {
+    const idempotency = yield* Idempotency
+    const titles = ["Opening", "Closing"]
+    const request: IdempotentRequest = {
+      scope: principal.credential_id,
+      key,
+      method: "POST",
+      path: `/v1/meetings/${meetingId}/agenda`,
+      query: [],
+      body: { titles }
+    }
+    return yield* idempotency.run(
+      request,
+      Effect.map(
+        Effect.forEach(titles, (title) => agendaItemOf(principal, meetingId, { title })),
+        (items) => new StoredResponse({ status: 201, body: JSON.stringify(items.map((item) => item.id)) })
+      )
+    )
+  })
+
+/** The defect an exit died with, if it died. */
+const defectOf = (exit: Exit.Exit<unknown, unknown>): Option.Option<unknown> =>
+  Exit.isFailure(exit) ? Cause.dieOption(exit.cause) : Option.none()
+
+const outcome = (exit: Exit.Exit<unknown, unknown>): string => (Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause))
+
+/** Runs `prepare`, moves the clock on, and answers the operation with the snapshot taken just before it. */
+const setUp = (operation: Operation) =>
+  Effect.gen(function*() {
+    const run = yield* operation.prepare
+    yield* TestClock.adjust("1 minute")
+    const snapshots = yield* StoreSnapshot
+    return { run, snapshots, before: yield* snapshots.take }
+  })
+
+export const suite = (name: string, store: Layer.Layer<StorePorts | StoreSnapshot, unknown>) => {
+  const core = Convene.layer.pipe(
+    Layer.provide(FaultyStore.layer),
+    Layer.provideMerge(store),
+    Layer.provideMerge(NodeCrypto.layer)
+  )
+
+  layer(core)(`Faults in units of work (${name})`, (it) => {
+    for (const operation of operations) {
+      const n = operation.writes.length
+
+      it.effect(`${operation.name}: without a fault, makes its ${n} writes and they all stay`, () =>
+        Effect.gen(function*() {
+          const { before, run, snapshots } = yield* setUp(operation)
+          const { exit, writes } = yield* FaultyStore.record(run)
+          expect(outcome(exit)).toBe("success")
+          expect(writes).toEqual(operation.writes)
+          expect(counts(diff(before, yield* snapshots.take))).toEqual(operation.changes)
+        }))
+
+      for (let k = 1; k < n; k++) {
+        const method = operation.writes[k - 1]!
+        const allowed = operation.leftAfterFault?.(k) ?? {}
+        const left = Object.keys(allowed).length === 0
+          ? "nothing behind"
+          : `only ${Object.entries(allowed).map(([table, change]) => `${table} +${change.added} -${change.removed}`).join(", ")}`
+        it.effect(`${operation.name}: a fault after write ${k} of ${n} (${method}) leaves ${left}`, () =>
+          Effect.gen(function*() {
+            const { before, run, snapshots } = yield* setUp(operation)
+            const { exit, writes } = yield* FaultyStore.record(run, { dieAfter: k })
+            expect(defectOf(exit)).toEqual(Option.some(new FaultyStore.InjectedFault({ write: k, method })))
+            expect(writes.slice(0, k)).toEqual(operation.writes.slice(0, k))
+            const changes = diff(before, yield* snapshots.take)
+            // With nothing allowed, the rows themselves are compared, so that a failure shows what was left.
+            if (Object.keys(allowed).length === 0) expect(changes).toEqual({})
+            else expect(counts(changes)).toEqual(allowed)
+          }))
+      }
+    }
+
+    it.effect("Idempotency.run: after a fault right after the claim, the key is busy until the pending window passes, then free", () =>
+      Effect.gen(function*() {
+        const { principal } = yield* principalFor()
+        const meeting = yield* meetingOf(principal)
+        const work = idempotentWork(principal, meeting.id, `key-${crypto.randomUUID()}`)
+        const snapshots = yield* StoreSnapshot
+        const before = yield* snapshots.take
+        const { exit } = yield* FaultyStore.record(work, { dieAfter: 1 })
+        expect(Option.isSome(defectOf(exit))).toBe(true)
+        const retry = yield* Effect.flip(work)
+        expect(retry._tag).toBe("IdempotencyConflict")
+        yield* TestClock.adjust("5 minutes")
+        expect((yield* work).replayed).toBe(false)
+        // The expired claim was taken over: one record (completed now), and the work done once.
+        expect(counts(diff(before, yield* snapshots.take))).toEqual({ idempotency_records: added(1), agenda_items: added(2) })
+      }))
+  })
+}
