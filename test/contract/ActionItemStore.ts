@@ -1,4 +1,4 @@
-import { ActionItemId, ActionItemStore, CalendarDate, MeetingId, type StorePorts, UserId } from "@convene/core"
+import { ActionItemId, ActionItemStore, AgendaItemId, CalendarDate, MeetingId, type StorePorts } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import {
@@ -9,7 +9,6 @@ import {
   seedAgendaItem,
   seedMeeting,
   seedMeetingInNewWorkspace,
-  seedParticipant,
   seedUser,
   seedWorkspace,
   sortedIds,
@@ -113,36 +112,115 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(listed.total).toBe(4)
       }))
 
-    it.effect("list filters by meeting, status and participant, and pages", () =>
+    it.effect("list filters by meetingIds (undefined: every meeting; empty: none) and status, and pages", () =>
       Effect.gen(function*() {
         const store = yield* ActionItemStore
         const ws = yield* seedWorkspace()
-        const member = yield* seedUser(ws.id)
-        const mine = yield* seedMeeting(ws.id)
-        const notMine = yield* seedMeeting(ws.id)
-        yield* seedParticipant(mine, { user_id: member.id })
-        const a = yield* seedActionItem(mine, { status: "accepted", created_at: minutes(1) })
-        const b = yield* seedActionItem(mine, { status: "blocked", created_at: minutes(2) })
-        const c = yield* seedActionItem(mine, { status: "accepted", created_at: minutes(3) })
-        const d = yield* seedActionItem(notMine, { status: "accepted", created_at: minutes(4) })
-        const e = yield* seedActionItem(notMine, { status: "cancelled", created_at: minutes(5) })
+        const one = yield* seedMeeting(ws.id)
+        const two = yield* seedMeeting(ws.id)
+        const three = yield* seedMeeting(ws.id)
+        const a = yield* seedActionItem(one, { status: "accepted", created_at: minutes(1) })
+        const b = yield* seedActionItem(one, { status: "blocked", created_at: minutes(2) })
+        const c = yield* seedActionItem(one, { status: "accepted", created_at: minutes(3) })
+        const d = yield* seedActionItem(two, { status: "accepted", created_at: minutes(4) })
+        const e = yield* seedActionItem(two, { status: "cancelled", created_at: minutes(5) })
+        const f = yield* seedActionItem(three, { status: "accepted", created_at: minutes(6) })
 
         const listed = (filter: Parameters<typeof store.list>[1], page = everything) =>
           Effect.map(store.list(ws.id, filter, page), (slice) => ({ ids: ids(slice.items), total: slice.total }))
 
-        expect(yield* listed({})).toEqual({ ids: ids([e, d, c, b, a]), total: 5 })
-        expect(yield* listed({ meetingId: mine.id })).toEqual({ ids: ids([c, b, a]), total: 3 })
-        expect(yield* listed({ status: "accepted" })).toEqual({ ids: ids([d, c, a]), total: 3 })
+        expect(yield* listed({})).toEqual({ ids: ids([f, e, d, c, b, a]), total: 6 })
+        expect(yield* listed({ meetingIds: undefined, status: undefined })).toEqual({ ids: ids([f, e, d, c, b, a]), total: 6 })
+        expect(yield* listed({ meetingIds: [one.id] })).toEqual({ ids: ids([c, b, a]), total: 3 })
+        expect(yield* listed({ meetingIds: [one.id, three.id] })).toEqual({ ids: ids([f, c, b, a]), total: 4 })
+        expect(yield* listed({ meetingIds: [three.id, two.id, MeetingId.make(uuid())] })).toEqual({ ids: ids([f, e, d]), total: 3 })
+        expect(yield* listed({ meetingIds: [] })).toEqual({ ids: [], total: 0 })
+        expect(yield* listed({ meetingIds: [], status: "accepted" })).toEqual({ ids: [], total: 0 })
+        expect(yield* listed({ status: "accepted" })).toEqual({ ids: ids([f, d, c, a]), total: 4 })
         expect(yield* listed({ status: "completed" })).toEqual({ ids: [], total: 0 })
-        expect(yield* listed({ visibleTo: member.id })).toEqual({ ids: ids([c, b, a]), total: 3 })
-        expect(yield* listed({ visibleTo: member.id, status: "accepted" })).toEqual({ ids: ids([c, a]), total: 2 })
-        expect(yield* listed({ meetingId: notMine.id, status: "accepted" })).toEqual({ ids: [d.id], total: 1 })
-        expect(yield* listed({ visibleTo: UserId.make(uuid()) })).toEqual({ ids: [], total: 0 })
-        expect(yield* listed({ meetingId: MeetingId.make(uuid()) })).toEqual({ ids: [], total: 0 })
+        expect(yield* listed({ meetingIds: [one.id, two.id], status: "accepted" })).toEqual({ ids: ids([d, c, a]), total: 3 })
+        expect(yield* listed({ meetingIds: [two.id], status: "accepted" })).toEqual({ ids: [d.id], total: 1 })
+        expect(yield* listed({ meetingIds: [MeetingId.make(uuid())] })).toEqual({ ids: [], total: 0 })
 
-        expect(yield* listed({ status: "accepted" }, { limit: 1, offset: 1 })).toEqual({ ids: [c.id], total: 3 })
-        expect(yield* listed({}, { limit: 2, offset: 4 })).toEqual({ ids: [a.id], total: 5 })
-        expect(yield* listed({}, { limit: 2, offset: 5 })).toEqual({ ids: [], total: 5 })
+        expect(yield* listed({ status: "accepted" }, { limit: 1, offset: 1 })).toEqual({ ids: [d.id], total: 4 })
+        expect(yield* listed({}, { limit: 2, offset: 5 })).toEqual({ ids: [a.id], total: 6 })
+        expect(yield* listed({}, { limit: 2, offset: 6 })).toEqual({ ids: [], total: 6 })
+        expect(yield* listed({ meetingIds: [one.id] }, { limit: 2, offset: 1 })).toEqual({ ids: ids([b, a]), total: 3 })
+      }))
+
+    it.effect("deleteByMeeting removes the meeting's items only, and only in the given workspace", () =>
+      Effect.gen(function*() {
+        const store = yield* ActionItemStore
+        const ws = yield* seedWorkspace()
+        const theirs = yield* seedWorkspace()
+        const doomed = yield* seedMeeting(ws.id)
+        const kept = yield* seedMeeting(ws.id)
+        const elsewhere = yield* seedMeeting(theirs.id)
+        const item = yield* seedAgendaItem(doomed)
+        const gone = [yield* seedActionItem(doomed), yield* seedActionItem(doomed, { agenda_item_id: item.id, status: "completed" })]
+        const stays = yield* seedActionItem(kept)
+        const theirsStays = yield* seedActionItem(elsewhere)
+
+        // Asked in the wrong workspace, nothing goes.
+        yield* store.deleteByMeeting(theirs.id, doomed.id)
+        for (const row of gone) expect(yield* store.get(ws.id, row.id)).toEqual(Option.some(row))
+
+        yield* store.deleteByMeeting(ws.id, doomed.id)
+        for (const row of gone) expect(Option.isNone(yield* store.get(ws.id, row.id))).toBe(true)
+        expect((yield* store.list(ws.id, { meetingIds: [doomed.id] }, everything)).total).toBe(0)
+        expect(yield* store.get(ws.id, stays.id)).toEqual(Option.some(stays))
+        expect(yield* store.get(theirs.id, theirsStays.id)).toEqual(Option.some(theirsStays))
+        expect(ids((yield* store.list(ws.id, {}, everything)).items)).toEqual([stays.id])
+
+        yield* store.deleteByMeeting(ws.id, doomed.id)
+        yield* store.deleteByMeeting(ws.id, MeetingId.make(uuid()))
+        expect(yield* store.get(ws.id, stays.id)).toEqual(Option.some(stays))
+      }))
+
+    it.effect("detachAgendaItem clears agenda_item_id on the items pointing at it, in that workspace, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* ActionItemStore
+        const ws = yield* seedWorkspace()
+        const theirs = yield* seedWorkspace()
+        const assignee = yield* seedUser(ws.id)
+        const m = yield* seedMeeting(ws.id)
+        const detached = yield* seedAgendaItem(m, { sequence: "1" })
+        const other = yield* seedAgendaItem(m, { sequence: "2" })
+        const pointing = yield* seedActionItem(m, {
+          agenda_item_id: detached.id,
+          assigned_to_user_id: assignee.id,
+          title: "Follow up",
+          description: "with details",
+          due_date: CalendarDate.make("2026-04-01"),
+          status: "completed",
+          is_completed: true,
+          completed_at: minutes(30),
+          created_at: minutes(-30),
+          updated_at: minutes(30)
+        })
+        const pointingToo = yield* seedActionItem(m, { agenda_item_id: detached.id, status: "blocked", updated_at: minutes(5) })
+        const pointingElsewhere = yield* seedActionItem(m, { agenda_item_id: other.id })
+        const loose = yield* seedActionItem(m)
+        // Another workspace's row naming the same agenda item (the store does not check where ids belong).
+        const elsewhere = yield* seedMeeting(theirs.id)
+        const theirsPointing = yield* seedActionItem(elsewhere, { agenda_item_id: detached.id })
+
+        // Asked in the wrong workspace, only that workspace's rows change.
+        yield* store.detachAgendaItem(theirs.id, detached.id)
+        expect(yield* store.get(ws.id, pointing.id)).toEqual(Option.some(pointing))
+        expect(yield* store.get(theirs.id, theirsPointing.id))
+          .toEqual(Option.some(actionItem(elsewhere, { ...theirsPointing, agenda_item_id: null })))
+        yield* store.update(theirsPointing)
+
+        yield* store.detachAgendaItem(ws.id, detached.id)
+        expect(yield* store.get(ws.id, pointing.id)).toEqual(Option.some(actionItem(m, { ...pointing, agenda_item_id: null })))
+        expect(yield* store.get(ws.id, pointingToo.id)).toEqual(Option.some(actionItem(m, { ...pointingToo, agenda_item_id: null })))
+        expect(yield* store.get(ws.id, pointingElsewhere.id)).toEqual(Option.some(pointingElsewhere))
+        expect(yield* store.get(ws.id, loose.id)).toEqual(Option.some(loose))
+        expect(yield* store.get(theirs.id, theirsPointing.id)).toEqual(Option.some(theirsPointing))
+
+        yield* store.detachAgendaItem(ws.id, AgendaItemId.make(uuid()))
+        expect(yield* store.get(ws.id, pointingElsewhere.id)).toEqual(Option.some(pointingElsewhere))
       }))
   })
 }

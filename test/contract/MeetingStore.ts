@@ -2,17 +2,20 @@ import {
   ActionItemStore,
   AgendaItemStore,
   type Meeting,
-  type MeetingFilter,
+  MeetingFilter,
+  MeetingFilters,
   MeetingId,
   type MeetingOrder,
   type MeetingStatus,
   MeetingStore,
   ParticipantId,
   type StorePorts,
-  UserId
+  Transactor,
+  UserId,
+  type WorkspaceId
 } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
-import { Effect, FastCheck, type Layer, Option } from "effect"
+import { DateTime, Effect, FastCheck, type Layer, Option } from "effect"
 import {
   at,
   email,
@@ -20,6 +23,7 @@ import {
   meeting,
   minutes,
   participant,
+  rolledBack,
   seedActionItem,
   seedAgendaItem,
   seedMeeting,
@@ -36,64 +40,127 @@ import {
 
 const everything = { limit: 100, offset: 0 }
 
-/** Meetings for the list property: few distinct values, so that filters bite and orderings tie. */
-const meetingSpec = FastCheck.record({
-  title: FastCheck.string({ unit: FastCheck.constantFrom("a", "B", "%", "_", " "), minLength: 1, maxLength: 4 }),
-  status: FastCheck.constantFrom<MeetingStatus>("scheduled", "in_progress", "ended", "cancelled"),
-  start: FastCheck.option(FastCheck.integer({ min: -3, max: 3 }), { nil: null }),
-  length: FastCheck.option(FastCheck.integer({ min: 0, max: 3 }), { nil: null }),
-  created: FastCheck.integer({ min: 0, max: 2 })
-})
-
-/** Absent two times out of three, so that most lists are not filtered away. */
-const sometimes = <A>(arbitrary: FastCheck.Arbitrary<A>) =>
-  FastCheck.oneof({ arbitrary: FastCheck.constant(undefined), weight: 2 }, { arbitrary, weight: 1 })
-
-const instant = sometimes(FastCheck.integer({ min: -3, max: 3 }))
-
-const listSpec = {
-  rows: FastCheck.array(meetingSpec, { minLength: 2, maxLength: 8 }),
-  titleContains: sometimes(FastCheck.string({ unit: FastCheck.constantFrom("a", "A", "b", "%", "_"), minLength: 1, maxLength: 2 })),
-  statuses: sometimes(FastCheck.subarray(["scheduled", "in_progress", "ended", "cancelled"] as const, { minLength: 1 })),
-  startFrom: instant,
-  startBefore: instant,
-  notOverAt: instant,
-  order: FastCheck.constantFrom<MeetingOrder>("created_desc", "start_asc"),
-  limit: FastCheck.integer({ min: 1, max: 5 }),
-  offset: FastCheck.integer({ min: 0, max: 6 })
-}
+const statuses: ReadonlyArray<MeetingStatus> = ["scheduled", "in_progress", "ended", "cancelled"]
 
 /** Half-hour steps from T0. */
 const slot = (n: number) => minutes(30 * n)
 
-/** What a list must answer, computed the plain way. */
-const expectedList = (rows: ReadonlyArray<Meeting>, filter: MeetingFilter, order: MeetingOrder) => {
-  const byId = (a: Meeting, b: Meeting) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  const kept = rows.filter((m) => {
-    const start = m.start_time?.epochMillis
-    const end = m.end_time?.epochMillis
-    return (filter.titleContains === undefined || m.title.toLowerCase().includes(filter.titleContains.toLowerCase())) &&
-      (filter.statuses === undefined || filter.statuses.includes(m.status)) &&
-      (filter.startFrom === undefined || (start !== undefined && start >= filter.startFrom.epochMillis)) &&
-      (filter.startBefore === undefined || (start !== undefined && start < filter.startBefore.epochMillis)) &&
-      (filter.notOverAt === undefined ||
-        (start !== undefined &&
-          (end !== undefined
-            ? end >= filter.notOverAt.epochMillis
-            : m.status === "in_progress" || start >= filter.notOverAt.epochMillis)))
-  })
-  return kept.sort((a, b) =>
-    order === "created_desc"
-      ? b.created_at.epochMillis - a.created_at.epochMillis || byId(b, a)
-      : a.start_time!.epochMillis - b.start_time!.epochMillis || a.created_at.epochMillis - b.created_at.epochMillis ||
-        byId(a, b)
+// --- The list property: generated rows and generated filter trees --------------------------------------------
+
+/** Stand-ins for the users of one run of the property; each run swaps in the ids of the users it creates. */
+const placeholderUsers: ReadonlyArray<UserId> = [0, 1, 2].map((i) => UserId.make(`00000000-0000-4000-8000-00000000000${i}`))
+
+/** Meetings for the list property: few distinct values, so that filters bite and orderings tie. */
+const meetingSpec = FastCheck.record({
+  title: FastCheck.string({ unit: FastCheck.constantFrom("a", "B", "%", "_", " "), minLength: 1, maxLength: 4 }),
+  status: FastCheck.constantFrom(...statuses),
+  start: FastCheck.option(FastCheck.integer({ min: -3, max: 3 }), { nil: null }),
+  end: FastCheck.option(FastCheck.integer({ min: -3, max: 3 }), { nil: null }),
+  created: FastCheck.integer({ min: 0, max: 2 }),
+  /** Which of the run's users take part (by index); guests are added to every meeting. */
+  participants: FastCheck.subarray([0, 1, 2])
+})
+
+const timeField = FastCheck.constantFrom("start_time" as const, "end_time" as const)
+
+/** One node that is not And or Or. Times are slots in the range the rows use, so that ties are common. */
+const leafFilter: FastCheck.Arbitrary<MeetingFilter> = FastCheck.oneof(
+  FastCheck.constant(MeetingFilter.All()),
+  FastCheck.subarray([...statuses]).map((statuses) => MeetingFilter.StatusIn({ statuses })),
+  FastCheck.constantFrom(...placeholderUsers).map((userId) => MeetingFilter.HasParticipant({ userId })),
+  FastCheck.string({ unit: FastCheck.constantFrom("a", "A", "b", "%", "_"), maxLength: 2 })
+    .map((text) => MeetingFilter.TitleContains({ text })),
+  timeField.map((field) => MeetingFilter.IsSet({ field })),
+  timeField.map((field) => MeetingFilter.IsUnset({ field })),
+  FastCheck.tuple(timeField, FastCheck.integer({ min: -3, max: 3 }))
+    .map(([field, n]) => MeetingFilter.AtOrAfter({ field, at: slot(n) })),
+  FastCheck.tuple(timeField, FastCheck.integer({ min: -3, max: 3 }))
+    .map(([field, n]) => MeetingFilter.Before({ field, at: slot(n) }))
+)
+
+/** Filter trees with And and Or nested up to `depth` levels, empty ones included. */
+const filterTree = (depth: number): FastCheck.Arbitrary<MeetingFilter> =>
+  depth === 0 ? leafFilter : FastCheck.oneof(
+    { arbitrary: leafFilter, weight: 2 },
+    {
+      arbitrary: FastCheck.array(filterTree(depth - 1), { maxLength: 3 }).map((filters) => MeetingFilter.And({ filters })),
+      weight: 1
+    },
+    {
+      arbitrary: FastCheck.array(filterTree(depth - 1), { maxLength: 3 }).map((filters) => MeetingFilter.Or({ filters })),
+      weight: 1
+    }
   )
+
+/** The filter with each placeholder user replaced by the run's user of the same index. */
+const withUsers = (filter: MeetingFilter, users: ReadonlyArray<UserId>): MeetingFilter => {
+  switch (filter._tag) {
+    case "And":
+      return MeetingFilter.And({ filters: filter.filters.map((f) => withUsers(f, users)) })
+    case "Or":
+      return MeetingFilter.Or({ filters: filter.filters.map((f) => withUsers(f, users)) })
+    case "HasParticipant":
+      return MeetingFilter.HasParticipant({ userId: users[placeholderUsers.indexOf(filter.userId)] ?? filter.userId })
+    default:
+      return filter
+  }
 }
+
+const byId = (a: Meeting, b: Meeting) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/** The order of each MeetingOrder, computed the plain way (start_asc is only asked of meetings with a start time). */
+const expectedOrder: Record<MeetingOrder, (a: Meeting, b: Meeting) => number> = {
+  created_desc: (a, b) => b.created_at.epochMillis - a.created_at.epochMillis || byId(b, a),
+  start_asc: (a, b) =>
+    a.start_time!.epochMillis - b.start_time!.epochMillis || a.created_at.epochMillis - b.created_at.epochMillis ||
+    byId(a, b)
+}
+
+// --- The upcoming rule, case by case ---------------------------------------------------------------------------
+
+interface UpcomingCase {
+  readonly name: string
+  readonly status: MeetingStatus
+  /** Minutes from the instant the rule is asked about; null: not set. */
+  readonly start: number | null
+  readonly end: number | null
+  readonly listed: boolean
+}
+
+const upcomingCases: ReadonlyArray<UpcomingCase> = [
+  { name: "scheduled, ending in the future", status: "scheduled", start: -30, end: 30, listed: true },
+  { name: "scheduled, ending exactly now", status: "scheduled", start: -30, end: 0, listed: true },
+  { name: "scheduled, ended in the past", status: "scheduled", start: -60, end: -1, listed: false },
+  { name: "scheduled without an end, starting in the future", status: "scheduled", start: 30, end: null, listed: true },
+  { name: "scheduled without an end, starting exactly now", status: "scheduled", start: 0, end: null, listed: true },
+  { name: "scheduled without an end, started in the past", status: "scheduled", start: -1, end: null, listed: false },
+  { name: "in_progress without an end, started in the past", status: "in_progress", start: -600, end: null, listed: true },
+  { name: "in_progress with an end in the past", status: "in_progress", start: -60, end: -1, listed: false },
+  { name: "scheduled without a start time (no end)", status: "scheduled", start: null, end: null, listed: false },
+  { name: "scheduled without a start time (end in the future)", status: "scheduled", start: null, end: 60, listed: false },
+  { name: "in_progress without a start time", status: "in_progress", start: null, end: null, listed: false },
+  { name: "ended, even if in the future", status: "ended", start: 30, end: 60, listed: false },
+  { name: "cancelled, even if in the future", status: "cancelled", start: 30, end: 60, listed: false }
+]
 
 export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
   addEqualityTesters()
 
   layer(storeLayer)(`MeetingStore (${name})`, (it) => {
+    /** The ids `filter` lists in the workspace, all of them (total checked against the page). */
+    const listed = (workspaceId: WorkspaceId, filter: MeetingFilter, order: MeetingOrder = "created_desc") =>
+      Effect.gen(function*() {
+        const slice = yield* (yield* MeetingStore).list(workspaceId, filter, order, everything)
+        expect(slice.total).toBe(slice.items.length)
+        return ids(slice.items)
+      })
+
+    /** `listed`, as a set (for filters whose order is not the point). */
+    const listedSet = (workspaceId: WorkspaceId, filter: MeetingFilter) =>
+      Effect.map(listed(workspaceId, filter), (found) => [...found].sort())
+
+    const sortedIdsOf = (...rows: ReadonlyArray<{ readonly id: string }>) => ids(rows).slice().sort()
+
     it.effect("insert then get answers every field, nulls included", () =>
       Effect.gen(function*() {
         const store = yield* MeetingStore
@@ -160,10 +227,11 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.appendTranscript(mine.id, [segment(stored)])
 
         expect(Option.isNone(yield* store.get(theirs.id, stored.id))).toBe(true)
-        expect((yield* store.list(theirs.id, {}, "created_desc", everything)).items).toEqual([])
+        expect((yield* store.list(theirs.id, MeetingFilter.All(), "created_desc", everything)).items).toEqual([])
         expect(yield* store.listParticipants(theirs.id, stored.id)).toEqual([])
         expect(Option.isNone(yield* store.findParticipant(theirs.id, stored.id, owner.id))).toBe(true)
         expect(yield* store.transcript(theirs.id, stored.id)).toEqual([])
+        expect(yield* store.meetingIdsOf(theirs.id, owner.id)).toEqual([])
 
         yield* store.update(meeting(theirs.id, { ...stored, workspace_id: theirs.id, title: "Hijacked" }))
         expect(yield* store.removeParticipant(theirs.id, row.id)).toBe(false)
@@ -184,11 +252,9 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* store.delete(stored.workspace_id, MeetingId.make(uuid()))).toBe(false)
       }))
 
-    it.effect("delete removes participants, transcript, agenda items with talking points and action items", () =>
+    it.effect("delete removes the meeting's participants and transcript, and nothing of other meetings", () =>
       Effect.gen(function*() {
         const store = yield* MeetingStore
-        const agenda = yield* AgendaItemStore
-        const actions = yield* ActionItemStore
         const ws = yield* seedWorkspace()
         const member = yield* seedUser(ws.id)
         const doomed = yield* seedMeeting(ws.id)
@@ -198,33 +264,54 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           yield* seedParticipant(m)
           yield* store.appendTranscript(ws.id, [segment(m), segment(m, { offset_ms: 10 })])
         }
-        const doomedItem = yield* seedAgendaItem(doomed)
-        const keptItem = yield* seedAgendaItem(kept)
-        yield* agenda.setTalkingPoints(doomedItem.id, member.id, ["gone"])
-        yield* agenda.setTalkingPoints(keptItem.id, member.id, ["stays"])
-        const doomedAction = yield* seedActionItem(doomed, { agenda_item_id: doomedItem.id })
-        const doomedLoose = yield* seedActionItem(doomed)
-        const keptAction = yield* seedActionItem(kept, { agenda_item_id: keptItem.id })
 
         expect(yield* store.delete(ws.id, doomed.id)).toBe(true)
 
         expect(yield* store.listParticipants(ws.id, doomed.id)).toEqual([])
         expect(Option.isNone(yield* store.findParticipant(ws.id, doomed.id, member.id))).toBe(true)
         expect(yield* store.transcript(ws.id, doomed.id)).toEqual([])
-        expect(Option.isNone(yield* agenda.get(ws.id, doomedItem.id))).toBe(true)
-        expect((yield* agenda.talkingPoints([doomedItem.id], member.id)).size).toBe(0)
-        expect(Option.isNone(yield* actions.get(ws.id, doomedAction.id))).toBe(true)
-        expect(Option.isNone(yield* actions.get(ws.id, doomedLoose.id))).toBe(true)
-        expect((yield* agenda.list(ws.id, { meetingId: doomed.id }, everything)).total).toBe(0)
-        expect((yield* actions.list(ws.id, { meetingId: doomed.id }, everything)).total).toBe(0)
-        expect(ids((yield* store.list(ws.id, { visibleTo: member.id }, "created_desc", everything)).items)).toEqual([kept.id])
+        expect(yield* store.meetingIdsOf(ws.id, member.id)).toEqual([kept.id])
+        expect(yield* listed(ws.id, MeetingFilter.HasParticipant({ userId: member.id }))).toEqual([kept.id])
 
-        // The other meeting of the workspace keeps everything.
         expect(yield* store.listParticipants(ws.id, kept.id)).toHaveLength(2)
         expect(yield* store.transcript(ws.id, kept.id)).toHaveLength(2)
-        expect(yield* agenda.get(ws.id, keptItem.id)).toEqual(Option.some(keptItem))
-        expect((yield* agenda.talkingPoints([keptItem.id], member.id)).get(keptItem.id)).toEqual(["stays"])
-        expect(yield* actions.get(ws.id, keptAction.id)).toEqual(Option.some(keptAction))
+      }))
+
+    it.effect("delete leaves the agenda and action items other ports keep on the meeting (core deletes them)", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const agenda = yield* AgendaItemStore
+        const actions = yield* ActionItemStore
+        const ws = yield* seedWorkspace()
+        const member = yield* seedUser(ws.id)
+        const m = yield* seedMeeting(ws.id)
+        const item = yield* seedAgendaItem(m)
+        yield* agenda.setTalkingPoints(item.id, member.id, ["still here"])
+        const pointing = yield* seedActionItem(m, { agenda_item_id: item.id })
+        const loose = yield* seedActionItem(m)
+
+        // Looked at inside a unit that is rolled back: PostgreSQL refuses to commit such a state (see the
+        // store-pg migration tests), the memory store would keep it; either way the meeting store left them.
+        const inside = yield* rolledBack(Effect.gen(function*() {
+          const existed = yield* store.delete(ws.id, m.id)
+          return {
+            existed,
+            meeting: yield* store.get(ws.id, m.id),
+            item: yield* agenda.get(ws.id, item.id),
+            points: (yield* agenda.talkingPoints([item.id], member.id)).get(item.id),
+            pointing: yield* actions.get(ws.id, pointing.id),
+            loose: yield* actions.get(ws.id, loose.id)
+          }
+        }))
+        expect(inside).toEqual({
+          existed: true,
+          meeting: Option.none(),
+          item: Option.some(item),
+          points: ["still here"],
+          pointing: Option.some(pointing),
+          loose: Option.some(loose)
+        })
+        expect(yield* store.get(ws.id, m.id)).toEqual(Option.some(m))
       }))
 
     it.effect("created_desc lists newest first, ties by id descending", () =>
@@ -236,14 +323,13 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const tieHigh = yield* seedMeeting(ws.id, { id: high!, created_at: T0 })
         const newest = yield* seedMeeting(ws.id, { created_at: minutes(10) })
         const tieLow = yield* seedMeeting(ws.id, { id: low!, created_at: T0 })
-        const listed = yield* store.list(ws.id, {}, "created_desc", everything)
-        expect(ids(listed.items)).toEqual([newest.id, tieHigh.id, tieLow.id, oldest.id])
-        expect(listed.total).toBe(4)
+        const slice = yield* store.list(ws.id, MeetingFilter.All(), "created_desc", everything)
+        expect(ids(slice.items)).toEqual([newest.id, tieHigh.id, tieLow.id, oldest.id])
+        expect(slice.total).toBe(4)
       }))
 
     it.effect("start_asc lists soonest first, then created_at, then id", () =>
       Effect.gen(function*() {
-        const store = yield* MeetingStore
         const ws = yield* seedWorkspace()
         const [low, high] = sortedIds(2).map((id) => MeetingId.make(id))
         const later = yield* seedMeeting(ws.id, { start_time: minutes(60), created_at: minutes(0) })
@@ -251,51 +337,193 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const soonest = yield* seedMeeting(ws.id, { start_time: minutes(30), created_at: minutes(5) })
         const tieLow = yield* seedMeeting(ws.id, { id: low!, start_time: minutes(90), created_at: minutes(0) })
         const createdEarlier = yield* seedMeeting(ws.id, { start_time: minutes(90), created_at: minutes(-5) })
-        const listed = yield* store.list(ws.id, { startFrom: T0 }, "start_asc", everything)
-        expect(ids(listed.items)).toEqual([soonest.id, later.id, createdEarlier.id, tieLow.id, tieHigh.id])
+        expect(yield* listed(ws.id, MeetingFilter.IsSet({ field: "start_time" }), "start_asc"))
+          .toEqual([soonest.id, later.id, createdEarlier.id, tieLow.id, tieHigh.id])
       }))
 
-    it.effect("each filter narrows the list", () =>
+    // --- One test per MeetingFilter node -----------------------------------------------------------------------
+
+    it.effect("All lists every meeting of the workspace and none of another", () =>
       Effect.gen(function*() {
-        const store = yield* MeetingStore
         const ws = yield* seedWorkspace()
-        const member = yield* seedUser(ws.id)
-        const outsider = yield* seedUser(ws.id)
-        const quarterly = yield* seedMeeting(ws.id, { title: "Quarterly Planning", start_time: minutes(60), end_time: minutes(120) })
-        const poker = yield* seedMeeting(ws.id, { title: "planning poker", status: "in_progress", start_time: minutes(-30) })
-        const retro = yield* seedMeeting(ws.id, { title: "Retro", status: "ended", start_time: minutes(-120), end_time: minutes(-60) })
-        const budget = yield* seedMeeting(ws.id, { title: "Budget 50% review", status: "cancelled" })
-        const items = yield* seedMeeting(ws.id, { title: "500 items", start_time: minutes(24 * 60) })
-        const startsNow = yield* seedMeeting(ws.id, { title: "Starts now", start_time: T0 })
-        const endsNow = yield* seedMeeting(ws.id, { title: "Ends now", status: "ended", start_time: minutes(-45), end_time: T0 })
-        yield* seedParticipant(quarterly, { user_id: member.id })
-        yield* seedParticipant(retro, { user_id: member.id, role: "OWNER" })
-        yield* seedParticipant(poker, { user_id: outsider.id })
-        yield* seedParticipant(budget)
+        const other = yield* seedWorkspace()
+        const rows = [
+          yield* seedMeeting(ws.id, { status: "scheduled" }),
+          yield* seedMeeting(ws.id, { status: "ended", start_time: minutes(-60), end_time: minutes(-30) }),
+          yield* seedMeeting(ws.id, { status: "cancelled", title: "Nothing in common" })
+        ]
+        yield* seedMeeting(other.id)
+        expect(yield* listedSet(ws.id, MeetingFilter.All())).toEqual(sortedIdsOf(...rows))
+      }))
 
-        const titles = (filter: MeetingFilter) =>
-          Effect.map(store.list(ws.id, filter, "created_desc", everything), (slice) => {
-            expect(slice.total).toBe(slice.items.length)
-            return slice.items.map((m) => m.title).sort()
-          })
+    it.effect("StatusIn keeps the meetings whose status is listed; no status keeps none", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const byStatus = new Map<MeetingStatus, Meeting>()
+        for (const status of statuses) byStatus.set(status, yield* seedMeeting(ws.id, { status }))
+        for (const status of statuses) {
+          expect(yield* listed(ws.id, MeetingFilter.StatusIn({ statuses: [status] }))).toEqual([byStatus.get(status)!.id])
+        }
+        expect(yield* listedSet(ws.id, MeetingFilter.StatusIn({ statuses: ["ended", "cancelled"] })))
+          .toEqual(sortedIdsOf(byStatus.get("ended")!, byStatus.get("cancelled")!))
+        expect(yield* listedSet(ws.id, MeetingFilter.StatusIn({ statuses }))).toEqual(sortedIdsOf(...byStatus.values()))
+        expect(yield* listed(ws.id, MeetingFilter.StatusIn({ statuses: [] }))).toEqual([])
+      }))
 
-        expect(yield* titles({})).toEqual([quarterly, poker, retro, budget, items, startsNow, endsNow].map((m) => m.title).sort())
-        expect(yield* titles({ titleContains: "PLAN" })).toEqual(["Quarterly Planning", "planning poker"])
-        expect(yield* titles({ titleContains: "50%" })).toEqual(["Budget 50% review"])
-        expect(yield* titles({ titleContains: "nothing like this" })).toEqual([])
-        expect(yield* titles({ statuses: ["ended", "cancelled"] })).toEqual(["Budget 50% review", "Ends now", "Retro"])
-        expect(yield* titles({ statuses: ["in_progress"] })).toEqual(["planning poker"])
-        expect(yield* titles({ startFrom: T0 })).toEqual(["500 items", "Quarterly Planning", "Starts now"])
-        expect(yield* titles({ startBefore: T0 })).toEqual(["Ends now", "Retro", "planning poker"])
-        expect(yield* titles({ startFrom: minutes(-60), startBefore: minutes(60) }))
-          .toEqual(["Ends now", "Starts now", "planning poker"])
-        expect(yield* titles({ notOverAt: T0 }))
-          .toEqual(["500 items", "Ends now", "Quarterly Planning", "Starts now", "planning poker"])
-        expect(yield* titles({ notOverAt: minutes(61) })).toEqual(["500 items", "Quarterly Planning", "planning poker"])
-        expect(yield* titles({ visibleTo: member.id })).toEqual(["Quarterly Planning", "Retro"])
-        expect(yield* titles({ visibleTo: UserId.make(uuid()) })).toEqual([])
-        expect(yield* titles({ titleContains: "plan", statuses: ["scheduled"] })).toEqual(["Quarterly Planning"])
-        expect(yield* titles({ visibleTo: member.id, startFrom: T0 })).toEqual(["Quarterly Planning"])
+    it.effect("HasParticipant keeps the meetings the user takes part in, whatever the role", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const ada = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const owned = yield* seedMeeting(ws.id)
+        const viewing = yield* seedMeeting(ws.id)
+        const bobs = yield* seedMeeting(ws.id)
+        const guestsOnly = yield* seedMeeting(ws.id)
+        yield* seedParticipant(owned, { user_id: ada.id, role: "OWNER" })
+        yield* seedParticipant(viewing, { user_id: ada.id, role: "VIEWER" })
+        yield* seedParticipant(viewing, { user_id: bob.id, role: "EDITOR" })
+        yield* seedParticipant(bobs, { user_id: bob.id })
+        yield* seedParticipant(guestsOnly)
+
+        expect(yield* listedSet(ws.id, MeetingFilter.HasParticipant({ userId: ada.id }))).toEqual(sortedIdsOf(owned, viewing))
+        expect(yield* listedSet(ws.id, MeetingFilter.HasParticipant({ userId: bob.id }))).toEqual(sortedIdsOf(viewing, bobs))
+        expect(yield* listed(ws.id, MeetingFilter.HasParticipant({ userId: UserId.make(uuid()) }))).toEqual([])
+      }))
+
+    it.effect("TitleContains compares case-insensitively", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const quarterly = yield* seedMeeting(ws.id, { title: "Quarterly Planning" })
+        const poker = yield* seedMeeting(ws.id, { title: "planning poker" })
+        const retro = yield* seedMeeting(ws.id, { title: "Retro" })
+        expect(yield* listedSet(ws.id, MeetingFilter.TitleContains({ text: "PLAN" }))).toEqual(sortedIdsOf(quarterly, poker))
+        expect(yield* listedSet(ws.id, MeetingFilter.TitleContains({ text: "plan" }))).toEqual(sortedIdsOf(quarterly, poker))
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "rLY p" }))).toEqual([quarterly.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "retro" }))).toEqual([retro.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "nothing like this" }))).toEqual([])
+        expect(yield* listedSet(ws.id, MeetingFilter.TitleContains({ text: "" }))).toEqual(sortedIdsOf(quarterly, poker, retro))
+      }))
+
+    it.effect("TitleContains takes %, _ and \\ literally", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const percent = yield* seedMeeting(ws.id, { title: "Budget 50% review" })
+        const fifty = yield* seedMeeting(ws.id, { title: "500 items" })
+        const underscore = yield* seedMeeting(ws.id, { title: "a_b sync" })
+        const plain = yield* seedMeeting(ws.id, { title: "axb sync" })
+        const backslash = yield* seedMeeting(ws.id, { title: "C:\\notes" })
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "%" }))).toEqual([percent.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "0%" }))).toEqual([percent.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "5%0" }))).toEqual([])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "_" }))).toEqual([underscore.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "a_b" }))).toEqual([underscore.id])
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "\\" }))).toEqual([backslash.id])
+        expect(yield* listedSet(ws.id, MeetingFilter.TitleContains({ text: "sync" }))).toEqual(sortedIdsOf(underscore, plain))
+        expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text: "500" }))).toEqual([fifty.id])
+      }))
+
+    it.effect("TitleContains folds the case of letters beyond ASCII as MeetingFilters.matches does", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const overview = yield* seedMeeting(ws.id, { title: "Überblick Éditions" })
+        yield* seedMeeting(ws.id, { title: "Other" })
+        for (const text of ["über", "ÜBER", "éditions", "ÉDITIONS"]) {
+          expect(MeetingFilters.matches(MeetingFilter.TitleContains({ text }), overview, [])).toBe(true)
+          expect(yield* listed(ws.id, MeetingFilter.TitleContains({ text }))).toEqual([overview.id])
+        }
+      }))
+
+    it.effect("TitleContains agrees with MeetingFilters.matches on special case mappings (final sigma, dotted capital I)", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        // JavaScript lower-cases a word-final Σ to ς and İ to i + U+0307; PostgreSQL's lower() maps them one
+        // code point at a time (σ, i). Whatever the rule, every store must answer as the reference does.
+        const greek = yield* seedMeeting(ws.id, { title: "ΟΔΟΣ" })
+        const turkish = yield* seedMeeting(ws.id, { title: "İstanbul" })
+        const rows = [greek, turkish]
+        for (const text of ["οδος", "οδοσ", "ΟΔΟΣ", "istanbul", "İstanbul", "i̇stanbul"]) {
+          const filter = MeetingFilter.TitleContains({ text })
+          const expected = rows.filter((m) => MeetingFilters.matches(filter, m, [])).map((m) => m.id).sort()
+          expect(yield* listedSet(ws.id, filter), JSON.stringify(text)).toEqual(expected)
+        }
+      }))
+
+    it.effect("IsSet and IsUnset look at start_time and end_time each", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const both = yield* seedMeeting(ws.id, { start_time: minutes(10), end_time: minutes(20) })
+        const startOnly = yield* seedMeeting(ws.id, { start_time: minutes(10) })
+        const endOnly = yield* seedMeeting(ws.id, { end_time: minutes(20) })
+        const neither = yield* seedMeeting(ws.id)
+        expect(yield* listedSet(ws.id, MeetingFilter.IsSet({ field: "start_time" }))).toEqual(sortedIdsOf(both, startOnly))
+        expect(yield* listedSet(ws.id, MeetingFilter.IsUnset({ field: "start_time" }))).toEqual(sortedIdsOf(endOnly, neither))
+        expect(yield* listedSet(ws.id, MeetingFilter.IsSet({ field: "end_time" }))).toEqual(sortedIdsOf(both, endOnly))
+        expect(yield* listedSet(ws.id, MeetingFilter.IsUnset({ field: "end_time" }))).toEqual(sortedIdsOf(startOnly, neither))
+      }))
+
+    for (const field of ["start_time", "end_time"] as const) {
+      it.effect(`AtOrAfter and Before on ${field}: the instant itself is at-or-after, an unset ${field} is neither`, () =>
+        Effect.gen(function*() {
+          const ws = yield* seedWorkspace()
+          const at = (value: DateTime.Utc) => (field === "start_time" ? { start_time: value } : { end_time: value })
+          const earlier = yield* seedMeeting(ws.id, at(minutes(-1)))
+          const exactly = yield* seedMeeting(ws.id, at(T0))
+          const later = yield* seedMeeting(ws.id, at(minutes(1)))
+          const justBefore = yield* seedMeeting(ws.id, at(DateTime.subtract(T0, { millis: 1 })))
+          yield* seedMeeting(ws.id)
+          expect(yield* listedSet(ws.id, MeetingFilter.AtOrAfter({ field, at: T0 }))).toEqual(sortedIdsOf(exactly, later))
+          expect(yield* listedSet(ws.id, MeetingFilter.Before({ field, at: T0 }))).toEqual(sortedIdsOf(earlier, justBefore))
+          expect(yield* listed(ws.id, MeetingFilter.AtOrAfter({ field, at: minutes(2) }))).toEqual([])
+          expect(yield* listedSet(ws.id, MeetingFilter.Before({ field, at: minutes(2) })))
+            .toEqual(sortedIdsOf(earlier, exactly, later, justBefore))
+        }))
+    }
+
+    it.effect("And keeps what every filter keeps; an empty And keeps everything", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const scheduledPlan = yield* seedMeeting(ws.id, { title: "Plan", status: "scheduled", start_time: minutes(30) })
+        const scheduledOther = yield* seedMeeting(ws.id, { title: "Other", status: "scheduled", start_time: minutes(30) })
+        const endedPlan = yield* seedMeeting(ws.id, { title: "Plan B", status: "ended" })
+        const scheduledPlanUnset = yield* seedMeeting(ws.id, { title: "plan C", status: "scheduled" })
+        const scheduled = MeetingFilter.StatusIn({ statuses: ["scheduled"] })
+        const plan = MeetingFilter.TitleContains({ text: "plan" })
+        expect(yield* listedSet(ws.id, MeetingFilter.And({ filters: [scheduled, plan] })))
+          .toEqual(sortedIdsOf(scheduledPlan, scheduledPlanUnset))
+        expect(yield* listed(ws.id, MeetingFilter.And({ filters: [scheduled, plan, MeetingFilter.IsSet({ field: "start_time" })] })))
+          .toEqual([scheduledPlan.id])
+        expect(yield* listed(ws.id, MeetingFilter.And({ filters: [plan, MeetingFilter.StatusIn({ statuses: [] })] })))
+          .toEqual([])
+        expect(yield* listedSet(ws.id, MeetingFilter.And({ filters: [] })))
+          .toEqual(sortedIdsOf(scheduledPlan, scheduledOther, endedPlan, scheduledPlanUnset))
+        expect(yield* listedSet(ws.id, MeetingFilter.And({ filters: [MeetingFilter.And({ filters: [] }), plan, scheduled, MeetingFilter.All()] })))
+          .toEqual(sortedIdsOf(scheduledPlan, scheduledPlanUnset))
+      }))
+
+    it.effect("Or keeps what any filter keeps; an empty Or keeps nothing", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const ended = yield* seedMeeting(ws.id, { title: "Retro", status: "ended" })
+        const poker = yield* seedMeeting(ws.id, { title: "planning poker", status: "in_progress" })
+        const both = yield* seedMeeting(ws.id, { title: "poker night", status: "ended" })
+        yield* seedMeeting(ws.id, { title: "Neither", status: "scheduled" })
+        const endedOrPoker = MeetingFilter.Or({
+          filters: [MeetingFilter.StatusIn({ statuses: ["ended"] }), MeetingFilter.TitleContains({ text: "poker" })]
+        })
+        expect(yield* listedSet(ws.id, endedOrPoker)).toEqual(sortedIdsOf(ended, poker, both))
+        expect(yield* listed(ws.id, MeetingFilter.Or({ filters: [] }))).toEqual([])
+        expect(yield* listed(ws.id, MeetingFilter.And({ filters: [MeetingFilter.Or({ filters: [] }), MeetingFilter.All()] })))
+          .toEqual([])
+        expect(yield* listedSet(ws.id, MeetingFilter.Or({ filters: [MeetingFilter.Or({ filters: [] }), endedOrPoker] })))
+          .toEqual(sortedIdsOf(ended, poker, both))
+        // Nested: (ended AND title has "retro") OR in_progress
+        const nested = MeetingFilter.Or({
+          filters: [
+            MeetingFilter.And({ filters: [MeetingFilter.StatusIn({ statuses: ["ended"] }), MeetingFilter.TitleContains({ text: "retro" })] }),
+            MeetingFilter.StatusIn({ statuses: ["in_progress"] })
+          ]
+        })
+        expect(yield* listedSet(ws.id, nested)).toEqual(sortedIdsOf(ended, poker))
       }))
 
     it.effect("pages slice the ordered list and total counts the whole filtered set", () =>
@@ -307,7 +535,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           rows.push(yield* seedMeeting(ws.id, { title: i % 2 === 0 ? `even ${i}` : `odd ${i}`, created_at: minutes(i) }))
         }
         const newestFirst = ids([...rows].reverse())
-        const page = (limit: number, offset: number, filter: MeetingFilter = {}) =>
+        const page = (limit: number, offset: number, filter: MeetingFilter = MeetingFilter.All()) =>
           store.list(ws.id, filter, "created_desc", { limit, offset })
 
         const first = yield* page(3, 0)
@@ -322,44 +550,128 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(past.total).toBe(7)
         expect(yield* page(3, 1000)).toEqual({ items: [], total: 7 })
 
-        const evens = yield* page(2, 1, { titleContains: "even" })
+        const evens = yield* page(2, 1, MeetingFilter.TitleContains({ text: "even" }))
         expect(evens.items.map((m) => m.title)).toEqual(["even 4", "even 2"])
         expect(evens.total).toBe(4)
       }))
 
     it.effect.prop(
-      "any filter, order and page answers what filtering, sorting and slicing all rows gives",
-      listSpec,
-      ({ limit, offset, order, rows, ...bounds }) =>
+      "any filter tree, order and page answers what MeetingFilters.matches, sorting and slicing all rows gives",
+      {
+        rows: FastCheck.array(meetingSpec, { minLength: 2, maxLength: 8 }),
+        // Several lists of one set of rows: seeding is what costs on a database.
+        queries: FastCheck.array(
+          FastCheck.record({
+            filter: filterTree(3),
+            order: FastCheck.constantFrom<MeetingOrder>("created_desc", "start_asc"),
+            limit: FastCheck.integer({ min: 1, max: 5 }),
+            offset: FastCheck.integer({ min: 0, max: 6 })
+          }),
+          { minLength: 1, maxLength: 4 }
+        )
+      },
+      ({ queries, rows }) =>
         Effect.gen(function*() {
           const store = yield* MeetingStore
-          const ws = yield* seedWorkspace()
-          const stored: Array<Meeting> = []
-          for (const spec of rows) {
-            // Where meetings without a start time sort is not part of the contract: start_asc lists get none.
-            const start = spec.start ?? (order === "start_asc" ? 0 : null)
-            stored.push(yield* seedMeeting(ws.id, {
-              title: spec.title,
-              status: spec.status,
-              start_time: start === null ? null : slot(start),
-              end_time: start === null || spec.length === null ? null : slot(start + spec.length),
-              created_at: slot(spec.created)
-            }))
+          // Seeded in one unit of work: one commit instead of one per row.
+          const { meetings, participants, users, ws } = yield* (yield* Transactor).withTransaction(Effect.gen(function*() {
+            const ws = yield* seedWorkspace()
+            const users = [yield* seedUser(ws.id), yield* seedUser(ws.id), yield* seedUser(ws.id)]
+            const meetings = yield* Effect.forEach(rows, (spec) =>
+              seedMeeting(ws.id, {
+                title: spec.title,
+                status: spec.status,
+                start_time: spec.start === null ? null : slot(spec.start),
+                end_time: spec.end === null ? null : slot(spec.end),
+                created_at: slot(spec.created)
+              }))
+            const participants = yield* store.addParticipants(rows.flatMap((spec, index) => [
+              participant(meetings[index]!),
+              ...spec.participants.map((i) => participant(meetings[index]!, { user_id: users[i]!.id }))
+            ]))
+            return { meetings, participants, users, ws }
+          }))
+          for (const query of queries) {
+            const tree = withUsers(query.filter, users.map((u) => u.id))
+            // Where meetings without a start time sort is not part of the contract: start_asc lists keep none.
+            const filter = query.order === "start_asc"
+              ? MeetingFilter.And({ filters: [MeetingFilter.IsSet({ field: "start_time" }), tree] })
+              : tree
+            const expected = meetings
+              .filter((m) => MeetingFilters.matches(filter, m, participants.filter((p) => p.meeting_id === m.id)))
+              .sort(expectedOrder[query.order])
+            const slice = yield* store.list(ws.id, filter, query.order, { limit: query.limit, offset: query.offset })
+            expect(ids(slice.items)).toEqual(ids(expected.slice(query.offset, query.offset + query.limit)))
+            expect(slice.total).toBe(expected.length)
           }
-          const filter: MeetingFilter = {
-            titleContains: bounds.titleContains,
-            statuses: bounds.statuses,
-            startFrom: bounds.startFrom === undefined ? undefined : slot(bounds.startFrom),
-            startBefore: bounds.startBefore === undefined ? undefined : slot(bounds.startBefore),
-            notOverAt: bounds.notOverAt === undefined ? undefined : slot(bounds.notOverAt)
-          }
-          const expected = expectedList(stored, filter, order)
-          const listed = yield* store.list(ws.id, filter, order, { limit, offset })
-          expect(ids(listed.items)).toEqual(ids(expected.slice(offset, offset + limit)))
-          expect(listed.total).toBe(expected.length)
         }),
-      { fastCheck: { numRuns: 40 } }
+      { fastCheck: { numRuns: 25 } }
     )
+
+    // --- The upcoming rule, one case per test ------------------------------------------------------------------
+
+    for (const c of upcomingCases) {
+      it.effect(`upcoming: ${c.name} is ${c.listed ? "listed" : "not listed"}`, () =>
+        Effect.gen(function*() {
+          const now = minutes(7 * 24 * 60)
+          const ws = yield* seedWorkspace()
+          const m = yield* seedMeeting(ws.id, {
+            status: c.status,
+            start_time: c.start === null ? null : minutes(c.start, now),
+            end_time: c.end === null ? null : minutes(c.end, now)
+          })
+          const rule = MeetingFilters.upcoming(now)
+          expect(MeetingFilters.matches(rule, m, [])).toBe(c.listed)
+          expect(yield* listed(ws.id, rule, "start_asc")).toEqual(c.listed ? [m.id] : [])
+        }))
+    }
+
+    it.effect("upcoming lists soonest first and combines with HasParticipant", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const ada = yield* seedUser(ws.id)
+        const running = yield* seedMeeting(ws.id, { status: "in_progress", start_time: minutes(-90) })
+        const tomorrow = yield* seedMeeting(ws.id, { start_time: minutes(24 * 60) })
+        const soon = yield* seedMeeting(ws.id, { start_time: minutes(-10), end_time: minutes(20) })
+        yield* seedMeeting(ws.id, { start_time: minutes(-60), end_time: minutes(-30) })
+        yield* seedParticipant(tomorrow, { user_id: ada.id })
+        yield* seedParticipant(running, { user_id: ada.id })
+        const rule = MeetingFilters.upcoming(T0)
+        expect(yield* listed(ws.id, rule, "start_asc")).toEqual(ids([running, soon, tomorrow]))
+        expect(yield* listed(ws.id, MeetingFilters.and(MeetingFilter.HasParticipant({ userId: ada.id }), rule), "start_asc"))
+          .toEqual(ids([running, tomorrow]))
+      }))
+
+    // --- Participants ----------------------------------------------------------------------------------------------
+
+    it.effect("meetingIdsOf answers the meetings the user takes part in, in that workspace only", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const ada = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const one = yield* seedMeeting(ws.id)
+        const two = yield* seedMeeting(ws.id)
+        const bobsOnly = yield* seedMeeting(ws.id)
+        const elsewhere = yield* seedMeeting(other.id)
+        yield* seedParticipant(one, { user_id: ada.id, role: "OWNER" })
+        yield* seedParticipant(two, { user_id: ada.id })
+        yield* seedParticipant(two, { user_id: bob.id })
+        yield* seedParticipant(bobsOnly, { user_id: bob.id })
+        yield* seedParticipant(bobsOnly)
+        // A participant row of another workspace's meeting that names Ada.
+        yield* seedParticipant(elsewhere, { user_id: ada.id })
+
+        expect([...(yield* store.meetingIdsOf(ws.id, ada.id))].sort()).toEqual(sortedIdsOf(one, two))
+        expect([...(yield* store.meetingIdsOf(ws.id, bob.id))].sort()).toEqual(sortedIdsOf(two, bobsOnly))
+        expect(yield* store.meetingIdsOf(other.id, ada.id)).toEqual([elsewhere.id])
+        expect(yield* store.meetingIdsOf(other.id, bob.id)).toEqual([])
+        expect(yield* store.meetingIdsOf(ws.id, UserId.make(uuid()))).toEqual([])
+
+        yield* store.removeParticipant(ws.id, (Option.getOrThrow(yield* store.findParticipant(ws.id, two.id, ada.id))).id)
+        expect(yield* store.meetingIdsOf(ws.id, ada.id)).toEqual([one.id])
+      }))
 
     it.effect("addParticipants answers the stored row for each given row, in order", () =>
       Effect.gen(function*() {
@@ -368,7 +680,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const ada = yield* seedUser(ws.id)
         const bob = yield* seedUser(ws.id)
         const m = yield* seedMeeting(ws.id)
-        const guestAddress = email("Guest")
+        const guestAddress = email("guest")
 
         const adaRow = participant(m, { user_id: ada.id, role: "OWNER", is_attended: true, created_at: minutes(-1) })
         const guestRow = participant(m, { guest_email: guestAddress })
@@ -376,12 +688,26 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
 
         const bobRow = participant(m, { user_id: bob.id, role: "EDITOR" })
         const adaAgain = participant(m, { user_id: ada.id, role: "VIEWER" })
-        const guestAgain = participant(m, { guest_email: guestAddress.toUpperCase() })
+        const guestAgain = participant(m, { guest_email: guestAddress, role: "EDITOR" })
         expect(yield* store.addParticipants([adaAgain, bobRow, guestAgain])).toEqual([adaRow, bobRow, guestRow])
 
-        const listed = yield* store.listParticipants(ws.id, m.id)
-        expect([...ids(listed)].sort()).toEqual([adaRow.id, guestRow.id, bobRow.id].sort())
+        const participants = yield* store.listParticipants(ws.id, m.id)
+        expect([...ids(participants)].sort()).toEqual([adaRow.id, guestRow.id, bobRow.id].sort())
         expect(yield* store.addParticipants([])).toEqual([])
+      }))
+
+    it.effect("addParticipants: a guest is the same person exactly when the (normalised) Email is equal", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const m = yield* seedMeeting(ws.id)
+        const address = email("guest")
+        const first = participant(m, { guest_email: address })
+        const same = participant(m, { guest_email: address, role: "EDITOR", created_at: minutes(1) })
+        const other = participant(m, { guest_email: email("guest") })
+        expect(yield* store.addParticipants([first])).toEqual([first])
+        expect(yield* store.addParticipants([same, other])).toEqual([first, other])
+        expect([...ids(yield* store.listParticipants(ws.id, m.id))].sort()).toEqual([first.id, other.id].sort())
       }))
 
     it.effect("addParticipants stores one row per person within one call", () =>
@@ -395,7 +721,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           participant(m, { user_id: ada.id }),
           participant(m, { guest_email: address }),
           participant(m, { user_id: ada.id }),
-          participant(m, { guest_email: address.toUpperCase() })
+          participant(m, { guest_email: address })
         ])
         expect(answers[0]!.id).toBe(answers[2]!.id)
         expect(answers[1]!.id).toBe(answers[3]!.id)
@@ -412,9 +738,9 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           Array.from({ length: 10 }, () => store.addParticipants([participant(m, { user_id: ada.id })])),
           { concurrency: "unbounded" }
         )
-        const listed = yield* store.listParticipants(ws.id, m.id)
-        expect(listed).toHaveLength(1)
-        expect(answers.map(([row]) => row!.id)).toEqual(Array(10).fill(listed[0]!.id))
+        const participants = yield* store.listParticipants(ws.id, m.id)
+        expect(participants).toHaveLength(1)
+        expect(answers.map(([row]) => row!.id)).toEqual(Array(10).fill(participants[0]!.id))
       }))
 
     it.effect("a user or guest may be on several meetings", () =>

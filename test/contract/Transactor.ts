@@ -1,4 +1,4 @@
-import { MeetingStore, type StorePorts, Transactor, UserStore, WorkspaceStore } from "@convene/core"
+import { MeetingFilter, MeetingStore, type StorePorts, Transactor, UserStore, WorkspaceStore } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, type Layer, Option } from "effect"
 import { meeting, minutes, seedMeeting, seedWorkspace, user, workspace } from "./fixtures.js"
@@ -185,7 +185,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           { concurrency: "unbounded" }
         )
         expect(created.filter((ok) => ok)).toHaveLength(20)
-        const listed = yield* meetings.list(ws.id, {}, "created_desc", { limit: 100, offset: 0 })
+        const listed = yield* meetings.list(ws.id, MeetingFilter.All(), "created_desc", { limit: 100, offset: 0 })
         expect(listed.total).toBe(20)
         expect([...listed.items.map((m) => m.id)].sort()).toEqual(rows.filter((_, i) => created[i]).map((m) => m.id).sort())
         expect(yield* workspaces.consume(usage)).toBe(false)
@@ -207,7 +207,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           ),
           { concurrency: "unbounded" }
         )
-        const listed = yield* meetings.list(ws.id, {}, "created_desc", { limit: 100, offset: 0 })
+        const listed = yield* meetings.list(ws.id, MeetingFilter.All(), "created_desc", { limit: 100, offset: 0 })
         expect([...listed.items.map((m) => m.id)].sort()).toEqual(rows.filter((_, i) => i % 3 !== 0).map((m) => m.id).sort())
       }))
   })

@@ -13,6 +13,7 @@ import {
   Credential,
   CredentialId,
   CredentialStore,
+  Email,
   IdempotencyRecord,
   Meeting,
   MeetingId,
@@ -21,6 +22,7 @@ import {
   ParticipantRow,
   Sequence,
   TemplateId,
+  Transactor,
   TranscriptSegment,
   User,
   UserId,
@@ -29,7 +31,7 @@ import {
   WorkspaceId,
   WorkspaceStore
 } from "@convene/core"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
 
 /** A point in time from an ISO string with an offset. */
@@ -43,8 +45,8 @@ export const minutes = (n: number, from: DateTime.Utc = T0): DateTime.Utc => Dat
 
 export const uuid = (): string => randomUUID()
 
-/** A unique e-mail address; `tag` keeps failures readable. */
-export const email = (tag = "user"): string => `${tag}-${uuid()}@example.com`
+/** A unique e-mail address in the normalised form core keeps (see Email); `tag` keeps failures readable. */
+export const email = (tag = "user"): Email => Email.make(`${tag.toLowerCase()}-${uuid()}@example.com`)
 
 /** Two of the built-in templates (templates are fixed rows of every installation). */
 export const templateIds = {
@@ -244,3 +246,23 @@ export const ids = (rows: ReadonlyArray<{ readonly id: string }>): ReadonlyArray
 
 /** `n` distinct ids in ascending order (ids break ties in several orderings). */
 export const sortedIds = (n: number): ReadonlyArray<string> => Array.from({ length: n }, uuid).sort()
+
+/** The defect `rolledBack` ends its unit of work with (recognised by class: adapters may hand back a copy). */
+class RollBack {
+  readonly _tag = "RollBack"
+}
+
+/**
+ * Runs `effect` inside a unit of work (Transactor), answers what it answered, and rolls the unit back. For
+ * looking at a state that must never be committed: on PostgreSQL the deferred foreign keys refuse at commit
+ * what the memory store would keep (a meeting deleted while its agenda items remain).
+ */
+export const rolledBack = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
+  Effect.gen(function*() {
+    const { withTransaction } = yield* Transactor
+    const seen = yield* Ref.make(Option.none<A>())
+    yield* withTransaction(
+      Effect.flatMap(effect, (value) => Effect.zipRight(Ref.set(seen, Option.some(value)), Effect.die(new RollBack())))
+    ).pipe(Effect.catchSomeDefect((defect) => (defect instanceof RollBack ? Option.some(Effect.void) : Option.none())))
+    return Option.getOrThrow(yield* Ref.get(seen))
+  })

@@ -1,8 +1,29 @@
-import { Authentication, CredentialStore, IssueToken, Tokens, Users } from "@convene/core"
+import {
+  Authentication,
+  CreateApiKey,
+  CreateUser,
+  CredentialId,
+  CredentialStore,
+  IssuePersonalAccessToken,
+  IssueToken,
+  Principal,
+  type Scope,
+  Tokens,
+  tokenIssuers,
+  type UserId,
+  Users
+} from "@convene/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option, Redacted, TestClock } from "effect"
+import { Effect, Option, Redacted, Schema, TestClock } from "effect"
 import { createHash } from "node:crypto"
-import { CoreLive, principalFor } from "./fixtures.js"
+import { apiKeyFor, CoreLive, freshEmail, principalFor } from "./fixtures.js"
+
+const patRequest = (scopes: ReadonlyArray<Scope> = ["meetings:read"]) =>
+  IssuePersonalAccessToken.make({ name: "laptop", scopes, expiry_days: 30 })
+
+/** The ids of the user's credentials, newest first. */
+const credentialsOf = (userId: UserId) =>
+  Effect.map(Effect.flatMap(CredentialStore, (store) => store.listByUser(userId)), (list) => list.map((c) => c.id))
 
 describe("Tokens and authentication", () => {
   layer(CoreLive)((it) => {
@@ -89,7 +110,7 @@ describe("Tokens and authentication", () => {
         const { workspace } = yield* principalFor()
         const tokens = yield* Tokens
         const authentication = yield* Authentication
-        const key = yield* tokens.issueApiKey(workspace.id, { name: "CI" } as never)
+        const key = yield* tokens.issueApiKey(workspace.id, CreateApiKey.make({ name: "CI" }))
         expect(key.key).toMatch(/^svc_wk_v1_[A-Za-z0-9_-]{43}$/)
         const principal = yield* authentication.authenticate(Redacted.make(key.key))
         expect(principal).toMatchObject({ kind: "api_key", user_id: null, workspace_id: workspace.id, expires_at: null })
@@ -101,11 +122,79 @@ describe("Tokens and authentication", () => {
       Effect.gen(function*() {
         const users = yield* Users
         const { workspace } = yield* principalFor()
-        const email = `p-${crypto.randomUUID()}@example.com`
-        yield* users.create(workspace.id, { email, name: "Pat", role: "MEMBER", password: "hunter2hunter2" } as never)
-        expect(Option.isSome(yield* users.verifyPassword(email.toUpperCase(), "hunter2hunter2"))).toBe(true)
+        const email = freshEmail("p")
+        yield* users.create(workspace.id, CreateUser.make({ email, name: "Pat", role: "MEMBER", password: "hunter2hunter2" }))
+        expect(Option.isSome(yield* users.verifyPassword(` ${email.toUpperCase()} `, "hunter2hunter2"))).toBe(true)
         expect(Option.isNone(yield* users.verifyPassword(email, "wrong-password"))).toBe(true)
         expect(Option.isNone(yield* users.verifyPassword("nobody@example.com", "hunter2hunter2"))).toBe(true)
+        expect(Option.isNone(yield* users.verifyPassword("not an address", "hunter2hunter2"))).toBe(true)
+      }))
+
+    it.effect("keeps a user's e-mail as decoded: trimmed and lower-cased; the same address in another case is taken (409)", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const { workspace } = yield* principalFor()
+        const local = `Mixed.${crypto.randomUUID()}`
+        const input = yield* Schema.decodeUnknown(CreateUser)({ email: `  ${local}@Example.COM `, name: "Max", role: "MEMBER" })
+        const user = yield* users.create(workspace.id, input)
+        expect(user.email).toBe(`${local.toLowerCase()}@example.com`)
+        const again = yield* Schema.decodeUnknown(CreateUser)({ email: `${local.toUpperCase()}@EXAMPLE.com`, name: "Max", role: "MEMBER" })
+        const refused = yield* Effect.flip(users.create(workspace.id, again))
+        expect(refused).toMatchObject({ _tag: "Conflict" })
+      }))
+
+    it.effect("issueForCaller: a personal access token may issue one to its user, within its own scopes", () =>
+      Effect.gen(function*() {
+        const tokens = yield* Tokens
+        const authentication = yield* Authentication
+        const { principal, user } = yield* principalFor({ plan: "PRO", kind: "personal_access_token", scopes: ["meetings:read", "meetings:write"] })
+        expect(principal.kind).toBe("personal_access_token")
+        const before = yield* credentialsOf(user.id)
+        // Later than the caller's own token, so that it lists first.
+        yield* TestClock.adjust("1 minute")
+        const issued = yield* tokens.issueForCaller(principal, patRequest(["meetings:write"]))
+        expect(issued).toMatchObject({ kind: "personal_access_token", name: "laptop", scopes: ["meetings:write"] })
+        expect(yield* credentialsOf(user.id)).toEqual([issued.id, ...before])
+        const caller = yield* authentication.authenticate(Redacted.make(issued.token))
+        expect(caller).toMatchObject({ kind: "personal_access_token", user_id: user.id, scopes: ["meetings:write"] })
+
+        const beyond = yield* Effect.flip(tokens.issueForCaller(principal, patRequest(["meetings:read", "action-items:read"])))
+        expect(beyond).toMatchObject({ _tag: "ValidationError", field: "scopes" })
+        expect(beyond.message).toContain("action-items:read")
+        expect(yield* credentialsOf(user.id)).toEqual([issued.id, ...before])
+      }))
+
+    it.effect("issueForCaller: an OAuth access token may too (tokenIssuers)", () =>
+      Effect.gen(function*() {
+        const { principal, user } = yield* principalFor({ plan: "PRO" })
+        expect(tokenIssuers).toEqual(["personal_access_token", "access_token"])
+        // No OAuth server yet mints access tokens: the principal one would authenticate as.
+        const oauth = new Principal({ ...principal, credential_id: CredentialId.make(crypto.randomUUID()), kind: "access_token", client_id: "app" })
+        const issued = yield* (yield* Tokens).issueForCaller(oauth, patRequest())
+        expect(issued.kind).toBe("personal_access_token")
+        expect(yield* credentialsOf(user.id)).toContain(issued.id)
+      }))
+
+    it.effect("issueForCaller: a short-lived token and a workspace API key get InsufficientScope naming their kind, and nothing is issued", () =>
+      Effect.gen(function*() {
+        const tokens = yield* Tokens
+        const { principal, user, workspace } = yield* principalFor({ plan: "PRO" })
+        expect(principal.kind).toBe("short_lived")
+        const before = yield* credentialsOf(user.id)
+
+        const shortLived = yield* Effect.flip(tokens.issueForCaller(principal, patRequest()))
+        expect(shortLived).toMatchObject({ _tag: "InsufficientScope", required: "personal_access_token access_token" })
+        expect(shortLived.message).toMatch(/^a short-lived token cannot issue tokens/)
+
+        const apiKey = yield* apiKeyFor(workspace.id)
+        const keyRefused = yield* Effect.flip(tokens.issueForCaller(apiKey, patRequest()))
+        expect(keyRefused).toMatchObject({ _tag: "InsufficientScope" })
+        expect(keyRefused.message).toMatch(/^a workspace API key cannot issue tokens/)
+        // Not even when it names a user (a key never does; the kind decides).
+        const keyWithUser = new Principal({ ...apiKey, user_id: user.id, role: "OWNER" })
+        expect((yield* Effect.flip(tokens.issueForCaller(keyWithUser, patRequest())))._tag).toBe("InsufficientScope")
+
+        expect(yield* credentialsOf(user.id)).toEqual(before)
       }))
   })
 })

@@ -2,49 +2,76 @@ import {
   ActionItems,
   ActionItemStatus,
   actionItemTransitions,
+  AgendaItemStore,
   CreateActionItem,
   CreateMeeting,
+  MeetingFilter,
   Meetings,
+  MeetingStore,
   Pagination,
+  TemplateId,
   UpdateActionItem
 } from "@convene/core"
+import * as StoreMemory from "@convene/store-memory"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, FastCheck, TestClock } from "effect"
-import { CoreLive, principalFor } from "./fixtures.js"
+import { Cause, Effect, Exit, FastCheck, Layer, TestClock } from "effect"
+import { CoreLive, coreOver, principalFor } from "./fixtures.js"
+
+const retrospective = TemplateId.make("6a1f3c1e-0b6e-4a53-9d1e-1c5d8f0a0003")
+
+/**
+ * The in-memory store, except that inserting a meeting titled "explode" writes the row and then dies: a
+ * failure inside Meetings.create's unit of work, after the quota unit was taken.
+ */
+const InsertThenDie = coreOver(
+  Layer.effect(
+    MeetingStore,
+    Effect.map(MeetingStore, (store) =>
+      MeetingStore.of({
+        ...store,
+        insert: (meeting) =>
+          meeting.title === "explode"
+            ? Effect.zipRight(store.insert(meeting), Effect.die("the store broke after writing the meeting"))
+            : store.insert(meeting)
+      }))
+  ).pipe(Layer.provideMerge(StoreMemory.layer))
+)
 
 const statuses = ActionItemStatus.literals
 
 describe("Action item status machine", () => {
-  // Model-based: the model is the documented transition table; any sequence of requested changes must be
-  // accepted exactly when the table allows it, and is_completed/completed_at must follow the status.
-  it.effect.prop(
-    "follows the documented transitions for any sequence of requested changes",
-    [FastCheck.constantFrom(...statuses), FastCheck.array(FastCheck.constantFrom(...statuses), { maxLength: 25 })],
-    ([initial, requested]) =>
-      Effect.gen(function*() {
-        const { principal } = yield* principalFor()
-        const meetings = yield* Meetings
-        const items = yield* ActionItems
-        const meeting = yield* meetings.create(principal, CreateMeeting.make({ title: "Model" }))
-        let model = initial
-        let item = yield* items.create(principal, CreateActionItem.make({ meeting_id: meeting.id, title: "x", status: initial }))
-        for (const target of requested) {
-          const result = yield* Effect.either(items.update(principal, item.id, UpdateActionItem.make({ status: target })))
-          const allowed = target === model || actionItemTransitions[model].includes(target)
-          if (allowed) {
-            expect(result._tag).toBe("Right")
-            if (result._tag === "Right") item = result.right
-            model = target
-          } else {
-            expect(result._tag === "Left" && result.left._tag).toBe("Conflict")
+  layer(CoreLive)((it) => {
+    // Model-based: the model is the documented transition table; any sequence of requested changes must be
+    // accepted exactly when the table allows it, and is_completed/completed_at must follow the status.
+    it.effect.prop(
+      "follows the documented transitions for any sequence of requested changes",
+      [FastCheck.constantFrom(...statuses), FastCheck.array(FastCheck.constantFrom(...statuses), { maxLength: 25 })],
+      ([initial, requested]) =>
+        Effect.gen(function*() {
+          const { principal } = yield* principalFor()
+          const meetings = yield* Meetings
+          const items = yield* ActionItems
+          const meeting = yield* meetings.create(principal, CreateMeeting.make({ title: "Model" }))
+          let model = initial
+          let item = yield* items.create(principal, CreateActionItem.make({ meeting_id: meeting.id, title: "x", status: initial }))
+          for (const target of requested) {
+            const result = yield* Effect.either(items.update(principal, item.id, UpdateActionItem.make({ status: target })))
+            const allowed = target === model || actionItemTransitions[model].includes(target)
+            if (allowed) {
+              expect(result._tag).toBe("Right")
+              if (result._tag === "Right") item = result.right
+              model = target
+            } else {
+              expect(result._tag === "Left" && result.left._tag).toBe("Conflict")
+            }
+            expect(item.status).toBe(model)
+            expect(item.is_completed).toBe(model === "completed")
+            expect(item.completed_at === null).toBe(model !== "completed")
           }
-          expect(item.status).toBe(model)
-          expect(item.is_completed).toBe(model === "completed")
-          expect(item.completed_at === null).toBe(model !== "completed")
-        }
-      }).pipe(Effect.provide(CoreLive)),
-    { fastCheck: { numRuns: 30 } }
-  )
+        }),
+      { fastCheck: { numRuns: 30 } }
+    )
+  })
 })
 
 describe("Meetings", () => {
@@ -74,13 +101,42 @@ describe("Meetings", () => {
         expect(list.total).toBe(25)
       }))
 
-    it.effect("gives back a quota unit when the create fails after taking it", () =>
+    it.effect("a failed create (unknown template) takes no quota unit", () =>
       Effect.gen(function*() {
         const { principal } = yield* principalFor({ plan: "FREE" })
         const meetings = yield* Meetings
-        const bad = yield* Effect.either(meetings.create(principal, CreateMeeting.make({ title: "x", template_id: crypto.randomUUID() as never })))
+        const unknown = TemplateId.make(crypto.randomUUID())
+        const bad = yield* Effect.either(meetings.create(principal, CreateMeeting.make({ title: "x", template_id: unknown })))
         expect(bad._tag === "Left" && bad.left._tag).toBe("NotFound")
         yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => meetings.create(principal, CreateMeeting.make({ title: `M${i}` })))
+      }))
+  })
+})
+
+describe("Meetings.create on a store that fails inside its unit of work", () => {
+  layer(InsertThenDie)((it) => {
+    it.effect("gives the quota unit back, and keeps neither the meeting, nor its owner, nor its agenda", () =>
+      Effect.gen(function*() {
+        const { principal, user } = yield* principalFor({ plan: "FREE" })
+        const meetings = yield* Meetings
+        const store = yield* MeetingStore
+        const exit = yield* Effect.exit(
+          meetings.create(principal, CreateMeeting.make({ title: "explode", template_id: retrospective }))
+        )
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+        expect(yield* store.meetingIdsOf(principal.workspace_id, user.id)).toEqual([])
+        expect((yield* store.list(principal.workspace_id, MeetingFilter.All(), "created_desc", { limit: 100, offset: 0 })).total)
+          .toBe(0)
+        expect((yield* (yield* AgendaItemStore).list(principal.workspace_id, {}, { limit: 100, offset: 0 })).total).toBe(0)
+
+        // All 20 units of the month are still there, and no more.
+        const created = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) => meetings.create(principal, CreateMeeting.make({ title: `M${i}` }))
+        )
+        expect(created).toHaveLength(20)
+        const refused = yield* Effect.flip(meetings.create(principal, CreateMeeting.make({ title: "one too many" })))
+        expect(refused._tag).toBe("PlanRequired")
       }))
   })
 })

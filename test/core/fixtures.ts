@@ -2,33 +2,52 @@
 import {
   Authentication,
   Convene,
+  CreateApiKey,
   CreateUser,
   CreateWorkspace,
+  Email,
   IssueToken,
   type Plan,
   type Role,
   type Scope,
+  type StorePorts,
   Tokens,
   Users,
+  type WorkspaceId,
   Workspaces
 } from "@convene/core"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
 import { Effect, Layer, Redacted } from "effect"
 
-export const CoreLive = Convene.layer.pipe(
-  Layer.provideMerge(StoreMemory.layer),
-  Layer.provideMerge(NodeCrypto.layer)
-)
+/**
+ * The core over `store` (every storage port) and node:crypto, with the ports exposed too so that tests can
+ * look at what was stored.
+ */
+export const coreOver = (store: Layer.Layer<StorePorts>) =>
+  Convene.layer.pipe(
+    Layer.provideMerge(store),
+    Layer.provideMerge(NodeCrypto.layer)
+  )
+
+/** The core on the in-memory store. */
+export const CoreLive = coreOver(StoreMemory.layer)
 
 const memberScopes: ReadonlyArray<Scope> = ["meetings:read", "meetings:write", "action-items:read", "action-items:write"]
 
-/** A workspace with one user and a principal authenticated from a real token of theirs. */
+/** A fresh, unique e-mail address. */
+export const freshEmail = (tag = "u"): Email => Email.make(`${tag}-${crypto.randomUUID()}@example.com`)
+
+/**
+ * A workspace (or the given one) with one user and a principal authenticated from a real token of theirs:
+ * short-lived unless `kind` says personal_access_token (which needs a paid plan).
+ */
 export const principalFor = (options: {
   readonly plan?: Plan
   readonly role?: Role
   readonly scopes?: ReadonlyArray<Scope>
-  readonly workspaceId?: string
+  readonly workspaceId?: WorkspaceId
+  readonly kind?: "short_lived" | "personal_access_token"
 } = {}) =>
   Effect.gen(function*() {
     const workspaces = yield* Workspaces
@@ -37,15 +56,25 @@ export const principalFor = (options: {
     const authentication = yield* Authentication
     const workspace = options.workspaceId === undefined
       ? yield* workspaces.create(new CreateWorkspace({ name: "Acme", plan: options.plan ?? "PRO" }))
-      : yield* workspaces.get(options.workspaceId as never)
+      : yield* workspaces.get(options.workspaceId)
     const user = yield* users.create(
       workspace.id,
-      CreateUser.make({ email: `u-${crypto.randomUUID()}@example.com`, name: "Ann", role: options.role ?? "MEMBER" })
+      CreateUser.make({ email: freshEmail(), name: "Ann", role: options.role ?? "MEMBER" })
     )
+    const scopes = options.scopes ?? memberScopes
     const issued = yield* tokens.issue(
       user.id,
-      new IssueToken({ kind: "short_lived", scopes: options.scopes ?? memberScopes, expiry_hours: 6 })
+      options.kind === "personal_access_token"
+        ? new IssueToken({ kind: "personal_access_token", scopes, expiry_days: 30 })
+        : new IssueToken({ kind: "short_lived", scopes, expiry_hours: 6 })
     )
     const principal = yield* authentication.authenticate(Redacted.make(issued.token))
     return { workspace, user, token: issued.token, principal }
+  }).pipe(Effect.orDie)
+
+/** A principal authenticated from a new workspace API key of the workspace. */
+export const apiKeyFor = (workspaceId: WorkspaceId) =>
+  Effect.gen(function*() {
+    const key = yield* (yield* Tokens).issueApiKey(workspaceId, CreateApiKey.make({ name: "CI" }))
+    return yield* (yield* Authentication).authenticate(Redacted.make(key.key))
   }).pipe(Effect.orDie)

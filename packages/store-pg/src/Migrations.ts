@@ -14,6 +14,7 @@
  * core (Contents.ts) in the same transaction; since 0002 the foreign keys refuse a delete that would leave
  * any of it behind, so a cascade forgotten in core fails loudly here instead of being done silently.
  */
+import { foldCase } from "@convene/core"
 import { Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 
@@ -178,10 +179,12 @@ const init = Effect.gen(function*() {
 const rulesInCore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  yield* sql`UPDATE users SET email = lower(btrim(email)) WHERE email <> lower(btrim(email))`
+  const normalised = (column: string) => sql.literal(`lower(regexp_replace(${column}, '^\\s+|\\s+$', '', 'g'))`)
+  yield* sql`UPDATE users SET email = ${normalised("email")} WHERE email <> ${normalised("email")}`
   yield* sql`DROP INDEX users_email_key`
   yield* sql`CREATE UNIQUE INDEX users_email_key ON users (email)`
-  yield* sql`UPDATE participants SET guest_email = lower(btrim(guest_email)) WHERE guest_email <> lower(btrim(guest_email))`
+  yield* sql`UPDATE participants SET guest_email = ${normalised("guest_email")}
+    WHERE guest_email <> ${normalised("guest_email")}`
   yield* sql`DROP INDEX participants_meeting_guest_key`
   yield* sql`CREATE UNIQUE INDEX participants_meeting_guest_key ON participants (meeting_id, guest_email)`
 
@@ -196,10 +199,24 @@ const rulesInCore = Effect.gen(function*() {
       DEFERRABLE INITIALLY DEFERRED`
 })
 
+/**
+ * Title search compares text as core folds it (`foldCase`), which no SQL lower() reproduces in every locale:
+ * the folded title is kept beside the title, written by the store from core's function.
+ */
+const foldedTitles = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`ALTER TABLE meetings ADD COLUMN title_folded text`
+  const rows = yield* sql<{ readonly id: string; readonly title: string }>`SELECT id, title FROM meetings`
+  for (const row of rows) yield* sql`UPDATE meetings SET title_folded = ${foldCase(row.title)} WHERE id = ${row.id}`
+  yield* sql`ALTER TABLE meetings ALTER COLUMN title_folded SET NOT NULL`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
-  "0002_rules_in_core": rulesInCore
+  "0002_rules_in_core": rulesInCore,
+  "0003_folded_titles": foldedTitles
 }
 
 const runMigrator = Migrator.make({})

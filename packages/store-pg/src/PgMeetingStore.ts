@@ -4,6 +4,7 @@
  * core first; the foreign keys refuse a meeting delete that would leave any of it behind.
  */
 import {
+  foldCase,
   Meeting,
   type MeetingFilter,
   MeetingId,
@@ -51,7 +52,7 @@ const condition = (sql: SqlClient.SqlClient, filter: MeetingFilter): Statement.F
     case "HasParticipant":
       return sql`EXISTS (SELECT 1 FROM participants p WHERE p.meeting_id = m.id AND p.user_id = ${filter.userId})`
     case "TitleContains":
-      return sql`strpos(lower(m.title), lower(${filter.text})) > 0`
+      return sql`strpos(m.title_folded, ${foldCase(filter.text)}) > 0`
     case "IsSet":
       return sql`${column(filter.field)} IS NOT NULL`
     case "IsUnset":
@@ -66,7 +67,12 @@ const condition = (sql: SqlClient.SqlClient, filter: MeetingFilter): Statement.F
 export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const meetings = recordTable(sql, { table: "meetings", row: MeetingRecord, key: ["workspace_id", "id"] })
+  const meetings = recordTable(sql, {
+    table: "meetings",
+    row: MeetingRecord,
+    key: ["workspace_id", "id"],
+    derived: (meeting) => ({ title_folded: foldCase(meeting.title) })
+  })
   const participants = recordTable(sql, { table: "participants", row: ParticipantRecord, key: ["workspace_id", "id"] })
 
   const encodeParticipants = Schema.encode(Schema.Array(ParticipantRecord))

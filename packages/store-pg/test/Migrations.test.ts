@@ -1,14 +1,49 @@
-import { Workspace, WorkspaceId, WorkspaceStore } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import {
+  ActionItem,
+  ActionItemId,
+  ActionItemStore,
+  AgendaItemId,
+  AgendaItemRow,
+  AgendaItemStore,
+  Credential,
+  CredentialId,
+  CredentialStore,
+  Email,
+  foldCase,
+  IdempotencyRecord,
+  IdempotencyStore,
+  Meeting,
+  MeetingFilter,
+  MeetingId,
+  MeetingStore,
+  ParticipantId,
+  ParticipantRow,
+  Sequence,
+  StoredResponse,
+  Transactor,
+  TranscriptSegment,
+  User,
+  UserId,
+  UserStore,
+  Workspace,
+  WorkspaceId,
+  WorkspaceStore
+} from "@convene/core"
+import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { describe, expect, it } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
+import { addEqualityTesters, describe, expect, it, layer } from "@effect/vitest"
+import { Cause, Context, DateTime, Effect, Either, Exit, Layer, Option, type Redacted, Ref } from "effect"
 import { randomUUID } from "node:crypto"
-import { layerPg, layerPglite, Migrations, PgliteClient } from "../src/index.js"
+import { layer as storeLayer, layerPg, layerPglite, Migrations, PgliteClient } from "../src/index.js"
 import { pgliteDataDir, serverDatabase } from "./fixtures.js"
+
+addEqualityTesters()
 
 const migrationRows = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM ${sql(Migrations.table)} ORDER BY migration_id`)
+
+/** Every migration as the Migrator reports it, `[id, name]`, in order. */
+const allMigrations = Object.keys(Migrations.migrations).sort().map((key) => [Number(key.slice(0, 4)), key.slice(5)] as const)
 
 /** Runs the migrations through a client (and pool) of its own, as another process would. */
 const migrateAlone = (url: Redacted.Redacted) =>
@@ -23,11 +58,13 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
-        expect(ran.filter((migrations) => migrations.length > 0)).toEqual([[[1, "init"]]])
-        expect(yield* withServerClient(url, migrationRows)).toEqual([{ migration_id: 1, name: "init" }])
+        expect(ran.filter((migrations) => migrations.length > 0)).toEqual([allMigrations])
+        expect(yield* withServerClient(url, migrationRows))
+          .toEqual(allMigrations.map(([migration_id, name]) => ({ migration_id, name })))
         expect(yield* migrateAlone(url)).toEqual([])
       }
     }), 60_000)
@@ -68,8 +105,8 @@ describe("Migrations on PGlite", () => {
         )
         return { ran, rows: yield* Effect.provide(migrationRows, context) }
       }))
-      expect(first.ran.filter((migrations) => migrations.length > 0)).toEqual([[[1, "init"]]])
-      expect(first.rows).toEqual([{ migration_id: 1, name: "init" }])
+      expect(first.ran.filter((migrations) => migrations.length > 0)).toEqual([allMigrations])
+      expect(first.rows).toEqual(allMigrations.map(([migration_id, name]) => ({ migration_id, name })))
 
       // Reopened, the adapter finds the schema in place.
       const again = yield* Effect.scoped(Effect.gen(function*() {
@@ -79,3 +116,369 @@ describe("Migrations on PGlite", () => {
       expect(again).toEqual([])
     }), 60_000)
 })
+
+// --- 0002_rules_in_core: a database of 0001 with data, upgraded; then the foreign keys it leaves ----------------
+
+const T0 = DateTime.unsafeMake("2026-03-02T09:00:00.000Z")
+const minutes = (n: number) => DateTime.add(T0, { minutes: n })
+
+/** The rows written under 0001, with the ids the upgrade tests look for. */
+const legacy = {
+  workspace: WorkspaceId.make(randomUUID()),
+  ann: UserId.make(randomUUID()),
+  bob: UserId.make(randomUUID()),
+  carol: UserId.make(randomUUID()),
+  credential: CredentialId.make(randomUUID()),
+  tokenHash: randomUUID().replaceAll("-", "").repeat(2),
+  meeting: MeetingId.make(randomUUID()),
+  ownerRow: ParticipantId.make(randomUUID()),
+  guestRow: ParticipantId.make(randomUUID()),
+  agendaItem: AgendaItemId.make(randomUUID()),
+  actionItem: ActionItemId.make(randomUUID())
+}
+
+/** How many rows of each table the legacy database holds. */
+const legacyCounts = {
+  workspaces: 1,
+  workspace_usage: 1,
+  users: 3,
+  credentials: 1,
+  meetings: 1,
+  participants: 2,
+  transcript_segments: 2,
+  agenda_items: 1,
+  talking_points: 1,
+  action_items: 1,
+  idempotency_records: 1
+}
+
+const countRows = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const counts: Record<string, number> = {}
+  for (const table of Object.keys(legacyCounts)) {
+    const [row] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
+    counts[table] = row?.n ?? -1
+  }
+  return counts
+})
+
+/** Runs 0001 only and writes the legacy rows in raw SQL (addresses as 0001 let them be: any case, padded). */
+const legacyDatabase = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const first = Object.fromEntries(Object.entries(Migrations.migrations).filter(([key]) => key === "0001_init"))
+  expect(yield* Migrator.make({})({ loader: Migrator.fromRecord(first), table: Migrations.table })).toEqual([[1, "init"]])
+  const at = DateTime.toDateUtc(T0)
+  yield* sql`INSERT INTO workspaces ${sql.insert({ id: legacy.workspace, name: "Legacy", plan: "FREE", default_detail_level: "standard", default_template_id: null, created_at: at, updated_at: at })}`
+  yield* sql`INSERT INTO workspace_usage ${sql.insert({ workspace_id: legacy.workspace, counter: "meetings", period: "2026-03", used: 3 })}`
+  for (const [id, email] of [[legacy.ann, "Ann.Mixed@Example.COM"], [legacy.bob, "  bob@example.org "], [legacy.carol, "carol@example.net"]] as const) {
+    yield* sql`INSERT INTO users ${sql.insert({ id, workspace_id: legacy.workspace, email, name: "Legacy user", role: "MEMBER", password_hash: null, created_at: at, updated_at: at })}`
+  }
+  yield* sql`INSERT INTO credentials (id, workspace_id, user_id, kind, name, scopes, token_hash, client_id, expires_at, revoked_at, created_at)
+    VALUES (${legacy.credential}, ${legacy.workspace}, ${legacy.ann}, 'personal_access_token', 'laptop',
+      ${["meetings:read", "meetings:write"]}::text[], ${legacy.tokenHash}, NULL, NULL, NULL, ${at})`
+  yield* sql`INSERT INTO meetings ${sql.insert({ id: legacy.meeting, workspace_id: legacy.workspace, title: "ΟΔΟΣ Legacy Meeting", status: "scheduled", start_time: at, end_time: null, is_instant: false, detail_level: "standard", template_id: null, owner_user_id: legacy.ann, created_at: at, updated_at: at })}`
+  yield* sql`INSERT INTO participants ${sql.insert([
+    { id: legacy.ownerRow, workspace_id: legacy.workspace, meeting_id: legacy.meeting, user_id: legacy.ann, guest_email: null, role: "OWNER", is_attended: false, created_at: at, updated_at: at },
+    { id: legacy.guestRow, workspace_id: legacy.workspace, meeting_id: legacy.meeting, user_id: null, guest_email: "Guest.Person@Example.COM", role: "VIEWER", is_attended: true, created_at: DateTime.toDateUtc(minutes(1)), updated_at: at }
+  ])}`
+  yield* sql`INSERT INTO transcript_segments ${sql.insert([
+    { workspace_id: legacy.workspace, meeting_id: legacy.meeting, offset_ms: 0, speaker: "Ann", text: "Hello", created_at: at },
+    { workspace_id: legacy.workspace, meeting_id: legacy.meeting, offset_ms: 1500, speaker: "Guest", text: "Hi", created_at: at }
+  ])}`
+  yield* sql`INSERT INTO agenda_items (id, workspace_id, meeting_id, title, description, item_type, sequence, presenters, created_at, updated_at)
+    VALUES (${legacy.agendaItem}, ${legacy.workspace}, ${legacy.meeting}, 'Status', NULL, 'DISCUSSION', 2.50, ${[legacy.bob]}::text[], ${at}, ${at})`
+  yield* sql`INSERT INTO talking_points (agenda_item_id, subject, points) VALUES (${legacy.agendaItem}, ${legacy.ann}, ${["first", "second"]}::text[])`
+  yield* sql`INSERT INTO action_items ${sql.insert({ id: legacy.actionItem, workspace_id: legacy.workspace, meeting_id: legacy.meeting, agenda_item_id: legacy.agendaItem, assigned_to_user_id: legacy.carol, title: "Send notes", description: null, due_date: null, status: "accepted", is_completed: false, completed_at: null, created_at: at, updated_at: at })}`
+  yield* sql`INSERT INTO idempotency_records ${sql.insert({ scope: legacy.credential, key: "legacy-key", fingerprint: "f", response_status: 201, response_body: "{}", created_at: at, expires_at: DateTime.toDateUtc(minutes(24 * 60)) })}`
+  expect(yield* countRows).toEqual(legacyCounts)
+})
+
+/** What migrating the legacy database ran. */
+class Upgrade extends Context.Tag("store-pg-test/Upgrade")<Upgrade, ReadonlyArray<readonly [number, string]>>() {}
+
+/** The adapter over a database that was migrated to 0001, given data, then brought up to date. */
+const upgradedFrom0001 = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
+  storeLayer.pipe(
+    Layer.provideMerge(Layer.effect(Upgrade, Effect.zipRight(legacyDatabase, Effect.orDie(Migrations.run)))),
+    Layer.provideMerge(client)
+  )
+
+/** The unit failed with a foreign key violation of `constraint` (23503), raised when it committed. */
+const foreignKeyViolation = (exit: Exit.Exit<unknown, unknown>): ReadonlyArray<string> =>
+  Exit.isSuccess(exit) ? [] : [...Cause.defects(exit.cause)].flatMap((defect) => {
+    if (!(defect instanceof SqlError.SqlError)) return []
+    const cause: unknown = defect.cause
+    return typeof cause === "object" && cause !== null && "code" in cause && cause.code === "23503" &&
+        "constraint" in cause && typeof cause.constraint === "string"
+      ? [cause.constraint]
+      : []
+  })
+
+const newWorkspace = Effect.gen(function*() {
+  const workspace = new Workspace({
+    id: WorkspaceId.make(randomUUID()),
+    name: "After 0002",
+    plan: "PRO",
+    default_detail_level: "standard",
+    default_template_id: null,
+    created_at: T0,
+    updated_at: T0
+  })
+  yield* (yield* WorkspaceStore).insert(workspace)
+  return workspace
+})
+
+const newMeeting = (workspaceId: WorkspaceId) =>
+  Effect.gen(function*() {
+    const meeting = new Meeting({
+      id: MeetingId.make(randomUUID()),
+      workspace_id: workspaceId,
+      title: "Doomed?",
+      status: "scheduled",
+      start_time: null,
+      end_time: null,
+      is_instant: false,
+      detail_level: "standard",
+      template_id: null,
+      owner_user_id: null,
+      created_at: T0,
+      updated_at: T0
+    })
+    yield* (yield* MeetingStore).insert(meeting)
+    return meeting
+  })
+
+const newAgendaItem = (meeting: Meeting) =>
+  Effect.gen(function*() {
+    const row = new AgendaItemRow({
+      id: AgendaItemId.make(randomUUID()),
+      workspace_id: meeting.workspace_id,
+      meeting_id: meeting.id,
+      title: "Item",
+      description: null,
+      item_type: "DISCUSSION",
+      sequence: Sequence.make("1"),
+      presenters: [],
+      created_at: T0,
+      updated_at: T0
+    })
+    yield* (yield* AgendaItemStore).insert(row)
+    return row
+  })
+
+const newActionItem = (meeting: Meeting, agendaItemId: AgendaItemId | null) =>
+  Effect.gen(function*() {
+    const item = new ActionItem({
+      id: ActionItemId.make(randomUUID()),
+      workspace_id: meeting.workspace_id,
+      meeting_id: meeting.id,
+      agenda_item_id: agendaItemId,
+      assigned_to_user_id: null,
+      title: "Action",
+      description: null,
+      due_date: null,
+      status: "needs_review",
+      is_completed: false,
+      completed_at: null,
+      created_at: T0,
+      updated_at: T0
+    })
+    yield* (yield* ActionItemStore).insert(item)
+    return item
+  })
+
+/** Runs `work` in a unit of work; answers what it answered inside (if it got that far) and how the unit ended. */
+const inUnit = <A>(work: Effect.Effect<A, never, StorePortsOf>) =>
+  Effect.gen(function*() {
+    const { withTransaction } = yield* Transactor
+    const answered = yield* Ref.make(Option.none<A>())
+    const exit = yield* Effect.exit(withTransaction(Effect.tap(work, (a) => Ref.set(answered, Option.some(a)))))
+    return { inside: yield* Ref.get(answered), exit }
+  })
+
+type StorePortsOf = MeetingStore | AgendaItemStore | ActionItemStore
+
+const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  layer(upgradedFrom0001(client), { timeout: "60 seconds" })(`0002_rules_in_core (${name})`, (it) => {
+    it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"]])
+        expect(yield* countRows).toEqual(legacyCounts)
+        // 0003 keeps each title folded as core folds it, and title search finds the legacy meeting by it.
+        expect(yield* sql`SELECT title_folded FROM meetings WHERE id = ${legacy.meeting}`).toEqual([
+          { title_folded: foldCase("ΟΔΟΣ Legacy Meeting") }
+        ])
+        const found = yield* (yield* MeetingStore).list(
+          legacy.workspace,
+          MeetingFilter.TitleContains({ text: "οδοσ legacy" }),
+          "created_desc",
+          { limit: 10, offset: 0 }
+        )
+        expect(found.items.map((meeting) => meeting.id)).toEqual([legacy.meeting])
+        expect(yield* sql`SELECT id, email FROM users WHERE workspace_id = ${legacy.workspace} ORDER BY email`).toEqual([
+          { id: legacy.ann, email: "ann.mixed@example.com" },
+          { id: legacy.bob, email: "bob@example.org" },
+          { id: legacy.carol, email: "carol@example.net" }
+        ])
+        expect(yield* sql`SELECT id, guest_email FROM participants WHERE meeting_id = ${legacy.meeting} ORDER BY created_at`)
+          .toEqual([{ id: legacy.ownerRow, guest_email: null }, { id: legacy.guestRow, guest_email: "guest.person@example.com" }])
+
+        // Every row reads back through the ports, as the new rules compare them.
+        const users = yield* UserStore
+        const ann = new User({
+          id: legacy.ann,
+          workspace_id: legacy.workspace,
+          email: Email.make("ann.mixed@example.com"),
+          name: "Legacy user",
+          role: "MEMBER",
+          password_hash: null,
+          created_at: T0,
+          updated_at: T0
+        })
+        expect(yield* users.findByEmail(Email.make("ann.mixed@example.com"))).toEqual(Option.some(ann))
+        expect(Option.map(yield* users.findByEmail(Email.make("bob@example.org")), (u) => u.id)).toEqual(Option.some(legacy.bob))
+        expect(Option.map(yield* users.findByEmail(Email.make("carol@example.net")), (u) => u.id)).toEqual(Option.some(legacy.carol))
+        expect(yield* (yield* CredentialStore).findByHashWithOwner(legacy.tokenHash)).toEqual(Option.some({
+          credential: new Credential({
+            id: legacy.credential,
+            workspace_id: legacy.workspace,
+            user_id: legacy.ann,
+            kind: "personal_access_token",
+            name: "laptop",
+            scopes: ["meetings:read", "meetings:write"],
+            token_hash: legacy.tokenHash,
+            client_id: null,
+            expires_at: null,
+            revoked_at: null,
+            created_at: T0
+          }),
+          owner: Option.some(ann)
+        }))
+
+        const meetings = yield* MeetingStore
+        expect(Option.map(yield* meetings.get(legacy.workspace, legacy.meeting), (m) => m.owner_user_id)).toEqual(Option.some(legacy.ann))
+        const guest = new ParticipantRow({
+          id: legacy.guestRow,
+          workspace_id: legacy.workspace,
+          meeting_id: legacy.meeting,
+          user_id: null,
+          guest_email: Email.make("guest.person@example.com"),
+          role: "VIEWER",
+          is_attended: true,
+          created_at: minutes(1),
+          updated_at: T0
+        })
+        const participants = yield* meetings.listParticipants(legacy.workspace, legacy.meeting)
+        expect(participants.map((p) => p.id)).toEqual([legacy.ownerRow, legacy.guestRow])
+        expect(participants[1]).toEqual(guest)
+        expect(yield* meetings.transcript(legacy.workspace, legacy.meeting)).toEqual([
+          new TranscriptSegment({ meeting_id: legacy.meeting, offset_ms: 0, speaker: "Ann", text: "Hello", created_at: T0 }),
+          new TranscriptSegment({ meeting_id: legacy.meeting, offset_ms: 1500, speaker: "Guest", text: "Hi", created_at: T0 })
+        ])
+        // The guest index now compares the stored (normalised) address: the same guest is not added twice.
+        const again = new ParticipantRow({ ...guest, id: ParticipantId.make(randomUUID()), created_at: minutes(5) })
+        expect(yield* meetings.addParticipants([again])).toEqual([guest])
+
+        const agenda = yield* AgendaItemStore
+        expect(Option.map(yield* agenda.get(legacy.workspace, legacy.agendaItem), (row) => [row.sequence, row.presenters]))
+          .toEqual(Option.some(["2.5", [legacy.bob]]))
+        expect(new Map(yield* agenda.talkingPoints([legacy.agendaItem], legacy.ann))).toEqual(new Map([[legacy.agendaItem, ["first", "second"]]]))
+        expect(Option.map(yield* (yield* ActionItemStore).get(legacy.workspace, legacy.actionItem), (item) => item.agenda_item_id))
+          .toEqual(Option.some(legacy.agendaItem))
+        const claim = yield* (yield* IdempotencyStore).begin(
+          new IdempotencyRecord({ scope: legacy.credential, key: "legacy-key", fingerprint: "g", response: null, created_at: T0, expires_at: minutes(5) }),
+          T0
+        )
+        expect(claim).toEqual({
+          _tag: "Found",
+          record: new IdempotencyRecord({
+            scope: legacy.credential,
+            key: "legacy-key",
+            fingerprint: "f",
+            response: new StoredResponse({ status: 201, body: "{}" }),
+            created_at: T0,
+            expires_at: minutes(24 * 60)
+          })
+        })
+
+        // The address index is plain equality on the normalised form: Ann's address is taken, in any case.
+        const clash = new User({ ...ann, id: UserId.make(randomUUID()) })
+        const refused = yield* Effect.either(users.insert(clash))
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("DuplicateKey")
+      }))
+
+    it.effect("deleting a meeting that still has agenda items fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const ws = yield* newWorkspace
+        const meeting = yield* newMeeting(ws.id)
+        const item = yield* newAgendaItem(meeting)
+        const meetings = yield* MeetingStore
+        const { exit, inside } = yield* inUnit(meetings.delete(ws.id, meeting.id))
+        // The statement ran (the key is deferred); the commit refused.
+        expect(inside).toEqual(Option.some(true))
+        expect(foreignKeyViolation(exit)).toEqual(["agenda_items_meeting_id_fkey"])
+        expect(yield* meetings.get(ws.id, meeting.id)).toEqual(Option.some(meeting))
+        expect(yield* (yield* AgendaItemStore).get(ws.id, item.id)).toEqual(Option.some(item))
+        // Outside a unit the statement commits on its own, and fails the same way.
+        expect(foreignKeyViolation(yield* Effect.exit(meetings.delete(ws.id, meeting.id)))).toEqual(["agenda_items_meeting_id_fkey"])
+        expect(yield* meetings.get(ws.id, meeting.id)).toEqual(Option.some(meeting))
+      }))
+
+    it.effect("deleting a meeting that still has action items fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const ws = yield* newWorkspace
+        const meeting = yield* newMeeting(ws.id)
+        const action = yield* newActionItem(meeting, null)
+        const meetings = yield* MeetingStore
+        const { exit, inside } = yield* inUnit(meetings.delete(ws.id, meeting.id))
+        expect(inside).toEqual(Option.some(true))
+        expect(foreignKeyViolation(exit)).toEqual(["action_items_meeting_id_fkey"])
+        expect(yield* meetings.get(ws.id, meeting.id)).toEqual(Option.some(meeting))
+        expect(yield* (yield* ActionItemStore).get(ws.id, action.id)).toEqual(Option.some(action))
+      }))
+
+    it.effect("deleting an agenda item an action item still points at fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const ws = yield* newWorkspace
+        const meeting = yield* newMeeting(ws.id)
+        const item = yield* newAgendaItem(meeting)
+        const action = yield* newActionItem(meeting, item.id)
+        const agenda = yield* AgendaItemStore
+        const { exit, inside } = yield* inUnit(agenda.delete(ws.id, item.id))
+        expect(inside).toEqual(Option.some(true))
+        expect(foreignKeyViolation(exit)).toEqual(["action_items_agenda_item_id_fkey"])
+        expect(yield* agenda.get(ws.id, item.id)).toEqual(Option.some(item))
+        expect(yield* (yield* ActionItemStore).get(ws.id, action.id)).toEqual(Option.some(action))
+      }))
+
+    it.effect("the cascades core runs (contents first, then the parent) commit", () =>
+      Effect.gen(function*() {
+        const ws = yield* newWorkspace
+        const meetings = yield* MeetingStore
+        const agenda = yield* AgendaItemStore
+        const actions = yield* ActionItemStore
+        const meeting = yield* newMeeting(ws.id)
+        const item = yield* newAgendaItem(meeting)
+        const kept = yield* newAgendaItem(meeting)
+        const pointing = yield* newActionItem(meeting, item.id)
+        yield* newActionItem(meeting, null)
+
+        const detach = yield* inUnit(Effect.zipRight(actions.detachAgendaItem(ws.id, item.id), agenda.delete(ws.id, item.id)))
+        expect(Exit.isSuccess(detach.exit)).toBe(true)
+        expect(Option.map(yield* actions.get(ws.id, pointing.id), (a) => a.agenda_item_id)).toEqual(Option.some(null))
+
+        const remove = yield* inUnit(Effect.gen(function*() {
+          yield* actions.deleteByMeeting(ws.id, meeting.id)
+          yield* agenda.deleteByMeeting(ws.id, meeting.id)
+          return yield* meetings.delete(ws.id, meeting.id)
+        }))
+        expect(remove.inside).toEqual(Option.some(true))
+        expect(Exit.isSuccess(remove.exit)).toBe(true)
+        expect(Option.isNone(yield* meetings.get(ws.id, meeting.id))).toBe(true)
+        expect(Option.isNone(yield* agenda.get(ws.id, kept.id))).toBe(true)
+      }))
+  })
+
+upgradeSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => PgClient.layer({ url }))))
+upgradeSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => PgliteClient.layer({ dataDir }))))

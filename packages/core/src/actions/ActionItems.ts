@@ -13,7 +13,7 @@ import { Crypto } from "../ports/Crypto.js"
 import { Conflict, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { ActionItemId, AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
-import { LongText, Title } from "../shared/Text.js"
+import { LongText, requestBody, Title } from "../shared/Text.js"
 import { CalendarDate, now } from "../shared/Time.js"
 import { ActionItem, ActionItemStatus, canMove } from "./ActionItem.js"
 import { ActionItemStore } from "./ActionItemStore.js"
@@ -26,7 +26,7 @@ export class CreateActionItem extends Schema.Class<CreateActionItem>("CreateActi
   status: Schema.optional(ActionItemStatus),
   assigned_to_user_id: Schema.optional(Schema.NullOr(UserId)),
   agenda_item_id: Schema.optional(Schema.NullOr(AgendaItemId))
-}) {}
+}, requestBody) {}
 
 export class UpdateActionItem extends Schema.Class<UpdateActionItem>("UpdateActionItem")({
   title: Schema.optional(Title(500)),
@@ -35,7 +35,7 @@ export class UpdateActionItem extends Schema.Class<UpdateActionItem>("UpdateActi
   status: Schema.optional(ActionItemStatus),
   assigned_to_user_id: Schema.optional(Schema.NullOr(UserId)),
   agenda_item_id: Schema.optional(Schema.NullOr(AgendaItemId))
-}) {}
+}, requestBody) {}
 
 const make = Effect.gen(function*() {
   const store = yield* ActionItemStore

@@ -16,7 +16,7 @@ import { AgendaItemType } from "../shared/AgendaItemType.js"
 import { Conflict, type InsufficientScope, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { AgendaItemId, MeetingId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
-import { LongText, Title } from "../shared/Text.js"
+import { LongText, requestBody, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import {
@@ -44,7 +44,7 @@ export class CreateAgendaItem extends Schema.Class<CreateAgendaItem>("CreateAgen
   sequence: Schema.optional(Sequence),
   talking_points: Schema.optional(TalkingPoints),
   presenters: Schema.optional(Presenters)
-}) {}
+}, requestBody) {}
 
 export class UpdateAgendaItem extends Schema.Class<UpdateAgendaItem>("UpdateAgendaItem")({
   title: Schema.optional(Title(500)),
@@ -53,7 +53,7 @@ export class UpdateAgendaItem extends Schema.Class<UpdateAgendaItem>("UpdateAgen
   sequence: Schema.optional(Sequence),
   talking_points: Schema.optional(TalkingPoints),
   presenters: Schema.optional(Presenters)
-}) {}
+}, requestBody) {}
 
 /** The rows of a template's agenda on a new meeting: sequences 1, 2, ... in the template's order. */
 export const agendaFromTemplate = (

@@ -7,7 +7,7 @@ import { Crypto } from "../ports/Crypto.js"
 import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
 import { CredentialId, type UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { Title } from "../shared/Text.js"
+import { requestBody, Title } from "../shared/Text.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { atLeast, personalAccessTokensFrom } from "../workspaces/Plans.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
@@ -40,14 +40,14 @@ export class IssueToken extends Schema.Class<IssueToken>("IssueToken")({
   name: Schema.optional(Title(200)),
   expiry_days: Schema.optional(ExpiryDays),
   expiry_hours: Schema.optional(ExpiryHours)
-}) {}
+}, requestBody) {}
 
 /** The user's request on POST /v1/user/tokens: a personal access token. */
 export class IssuePersonalAccessToken extends Schema.Class<IssuePersonalAccessToken>("IssuePersonalAccessToken")({
   name: Title(200),
   scopes: TokenScopes,
   expiry_days: ExpiryDays
-}) {}
+}, requestBody) {}
 
 /** A freshly minted token: the only time the plaintext is shown. */
 export class IssuedToken extends Schema.Class<IssuedToken>("IssuedToken")({
@@ -72,7 +72,7 @@ export class TokenRecord extends Schema.Class<TokenRecord>("TokenRecord")({
 
 export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({
   name: Title(200)
-}) {}
+}, requestBody) {}
 
 export class IssuedApiKey extends Schema.Class<IssuedApiKey>("IssuedApiKey")({
   id: CredentialId,

@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Crypto, PasswordHasher } from "../ports/Crypto.js"
 import { Conflict, NotFound, orNotFound } from "../shared/Errors.js"
 import { UserId, WorkspaceId } from "../shared/Ids.js"
-import { Email, Title } from "../shared/Text.js"
+import { Email, requestBody, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
@@ -20,7 +20,7 @@ export class CreateUser extends Schema.Class<CreateUser>("CreateUser")({
       Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })
     )
   )
-}) {}
+}, requestBody) {}
 
 /** A user as the API shows it (no password hash). */
 export class UserView extends Schema.Class<UserView>("UserView")({

@@ -6,6 +6,7 @@
  */
 import { Data, DateTime } from "effect"
 import type { UserId } from "../shared/Ids.js"
+import { foldCase } from "../shared/Text.js"
 import type { Meeting, MeetingStatus, ParticipantRow } from "./Meeting.js"
 
 /** A timestamp column of a meeting. */
@@ -21,7 +22,7 @@ export type MeetingFilter = Data.TaggedEnum<{
   StatusIn: { readonly statuses: ReadonlyArray<MeetingStatus> }
   /** The user takes part in the meeting (is one of its participants). */
   HasParticipant: { readonly userId: UserId }
-  /** The title holds `text`, compared case-insensitively. */
+  /** The title holds `text`, compared case-insensitively: both as `foldCase` gives them. */
   TitleContains: { readonly text: string }
   /** The field is set (not null). */
   IsSet: { readonly field: TimeField }
@@ -80,7 +81,7 @@ export const matches = (
       case "HasParticipant":
         return participants.some((participant) => participant.user_id === filter.userId)
       case "TitleContains":
-        return meeting.title.toLowerCase().includes(filter.text.toLowerCase())
+        return foldCase(meeting.title).includes(foldCase(filter.text))
       case "IsSet":
         return meeting[filter.field] !== null
       case "IsUnset":

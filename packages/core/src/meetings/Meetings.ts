@@ -8,7 +8,7 @@ import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
 import { MeetingId, ParticipantId, TemplateId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { LongText, Text, Title } from "../shared/Text.js"
+import { LongText, requestBody, Text, Title } from "../shared/Text.js"
 import { monthKey, now, Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { monthlyMeetingAllowance } from "../workspaces/Plans.js"
@@ -36,7 +36,7 @@ export class CreateMeeting extends Schema.Class<CreateMeeting>("CreateMeeting")(
   is_instant: Schema.optional(Schema.Boolean),
   detail_level: Schema.optional(DetailLevel),
   template_id: Schema.optional(Schema.NullOr(TemplateId))
-}) {}
+}, requestBody) {}
 
 export class UpdateMeeting extends Schema.Class<UpdateMeeting>("UpdateMeeting")({
   title: Schema.optional(MeetingTitle),
@@ -44,7 +44,7 @@ export class UpdateMeeting extends Schema.Class<UpdateMeeting>("UpdateMeeting")(
   end_time: Schema.optional(Schema.NullOr(Timestamp)),
   status: Schema.optional(MeetingStatus),
   detail_level: Schema.optional(DetailLevel)
-}) {}
+}, requestBody) {}
 
 export interface MeetingSearch {
   /** Title contains, case-insensitively (decode it with SearchText). */
@@ -58,7 +58,7 @@ export class TranscriptLine extends Schema.Class<TranscriptLine>("TranscriptLine
   offset_ms: Schema.NonNegativeInt,
   speaker: Title(200),
   text: LongText(20_000)
-}) {}
+}, requestBody) {}
 
 /**
  * An end before the start is refused, naming the field the request set: `end_time` when it set the end (or
@@ -89,7 +89,7 @@ const transitionRefused = (from: MeetingStatus, to: MeetingStatus) => {
 /**
  * The times a change leaves a meeting with. Times the request gives win; the rest records what happened:
  * - starting it (to in_progress) sets start_time to now, and a planned end_time moves with it, keeping the
- *   planned length;
+ *   planned length (an end planned without a start that has already passed is dropped);
  * - ending it (to ended) sets end_time to now, and a start_time that is unset or later than that end becomes
  *   the end too (a meeting ended before its planned start took place at that instant);
  * - other changes (cancel, restore, title) leave the times as they are.
@@ -109,6 +109,9 @@ export const timesAfter = (
     current.end_time !== null
   ) {
     end = DateTime.addDuration(start, DateTime.distanceDuration(current.start_time, current.end_time))
+  }
+  if (starting && input.end_time === undefined && start !== null && end !== null && DateTime.lessThan(end, start)) {
+    end = null
   }
   if (ending) {
     if (input.end_time === undefined) end = at

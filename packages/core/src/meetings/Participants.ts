@@ -10,7 +10,7 @@ import { Crypto } from "../ports/Crypto.js"
 import { Conflict, NotFound, ValidationError } from "../shared/Errors.js"
 import { type MeetingId, ParticipantId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { Email } from "../shared/Text.js"
+import { Email, requestBody } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Participant, ParticipantRow } from "./Meeting.js"
@@ -24,18 +24,18 @@ export class ParticipantEntry extends Schema.Class<ParticipantEntry>("Participan
   role: AssignableRole,
   user_id: Schema.optional(UserId),
   guest_email: Schema.optional(Email)
-}) {}
+}, requestBody) {}
 
 export class AddParticipants extends Schema.Class<AddParticipants>("AddParticipants")({
   participants: Schema.Array(ParticipantEntry).pipe(
     Schema.minItems(1, { message: () => "must hold at least one participant" }),
     Schema.maxItems(100, { message: () => "must hold at most 100 participants" })
   )
-}) {}
+}, requestBody) {}
 
 export class ChangeRole extends Schema.Class<ChangeRole>("ChangeRole")({
   role: AssignableRole
-}) {}
+}, requestBody) {}
 
 const make = Effect.gen(function*() {
   const store = yield* MeetingStore

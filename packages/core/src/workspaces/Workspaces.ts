@@ -6,16 +6,17 @@ import { WorkspaceId } from "../shared/Ids.js"
 import { now } from "../shared/Time.js"
 import { Plan, Workspace, WorkspaceName } from "./Workspace.js"
 import { WorkspaceStore } from "./WorkspaceStore.js"
+import { requestBody } from "../shared/Text.js"
 
 export class CreateWorkspace extends Schema.Class<CreateWorkspace>("CreateWorkspace")({
   name: WorkspaceName,
   plan: Plan
-}) {}
+}, requestBody) {}
 
 export class UpdateWorkspace extends Schema.Class<UpdateWorkspace>("UpdateWorkspace")({
   name: Schema.optional(WorkspaceName),
   plan: Schema.optional(Plan)
-}) {}
+}, requestBody) {}
 
 const make = Effect.gen(function*() {
   const store = yield* WorkspaceStore

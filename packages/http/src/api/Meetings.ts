@@ -98,7 +98,8 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
         "Changes the fields given. Status changes: scheduled → in_progress | ended | cancelled; in_progress → ended | " +
           "cancelled; cancelled → scheduled; ended is final (409 `conflict` otherwise, saying which changes are allowed). " +
           "Times record what happened unless the request gives them: starting a meeting sets `start_time` to now, and a " +
-          "planned `end_time` moves with it (the planned length is kept); ending it sets `end_time` to now, and a " +
+          "planned `end_time` moves with it (the planned length is kept; an end planned without a start that has passed " +
+          "is dropped); ending it sets `end_time` to now, and a " +
           "`start_time` that is unset or later than that becomes the end time too. Cancelling and restoring keep the " +
           "times. An `end_time` before the `start_time` is 400, naming the field the request set. " +
           "Meeting OWNER or EDITOR, or a workspace admin. Scope meetings:write."

@@ -21,10 +21,29 @@ import {
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import * as ContentType from "content-type"
 import { Data, Effect, Either, Inspectable, Stream } from "effect"
-import type { BodyRejected, ReadBody } from "./RequestContext.js"
+import { BodyRejected, type ReadBody } from "./RequestContext.js"
 
 /** The largest request body read (1 MiB); a larger one is 413 payload_too_large. */
 export const maxBodyBytes = 1024 * 1024
+
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. The API's bodies nest a few levels; a body
+ * nested thousands of levels deep (a few kilobytes suffice) would exhaust the stack of every recursive walk
+ * over it (schema decoding's error report, the idempotency fingerprint), so it is refused as it is read.
+ */
+export const maxJsonDepth = 64
+
+/** Whether `value` nests deeper than `limit` (walked with an explicit stack, so it cannot overflow itself). */
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
+    if (typeof node !== "object" || node === null) continue
+    if (depth >= limit) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1])
+  }
+  return false
+}
 
 export type BodyProblem = Data.TaggedEnum<{
   /** The Content-Type is not JSON in UTF-8. */
@@ -115,11 +134,18 @@ export const readJson = (
       return yield* Effect.fail(BodyProblem.Malformed({ reason: "the request body is not valid UTF-8" }))
     }
     if (text.trim() === "") return { text, value: null }
+    let value: unknown
     try {
-      return { text, value: JSON.parse(text) as unknown }
+      value = JSON.parse(text)
     } catch {
       return yield* Effect.fail(BodyProblem.Malformed({ reason: "the request body is not valid JSON" }))
     }
+    if (nestsDeeperThan(value, maxJsonDepth)) {
+      return yield* Effect.fail(
+        BodyProblem.Malformed({ reason: `the request body nests arrays and objects deeper than ${maxJsonDepth} levels` })
+      )
+    }
+    return { text, value }
   })
 
 /**
@@ -162,11 +188,22 @@ export class BufferedRequest extends Inspectable.Class implements HttpServerRequ
   get remoteAddress() {
     return this.original.remoteAddress
   }
+  // A JSON endpoint's body is never multipart: a request whose Content-Type says so was refused by the host
+  // (415), and that refusal is what any reader meets (the original stream is already read).
   get multipart() {
-    return this.original.multipart
+    return Effect.die(this.refusal)
   }
   get multipartStream() {
-    return this.original.multipartStream
+    return Stream.die(this.refusal)
+  }
+  private get refusal(): BodyRejected {
+    return Either.isLeft(this.body)
+      ? this.body.left
+      : new BodyRejected({
+        status: 415,
+        code: "unsupported_media_type",
+        reason: "this endpoint takes a JSON body: send it as application/json (charset utf-8 or none)"
+      })
   }
   get upgrade() {
     return this.original.upgrade

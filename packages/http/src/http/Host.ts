@@ -38,6 +38,15 @@ const pathOf = (url: string) => {
   return query === -1 ? url : url.slice(0, query)
 }
 
+/**
+ * A path as messages show it: segments longer than any of the API's (a UUID has 36 characters) are cut, and so
+ * is the whole beyond 200 characters, so a message never echoes kilobytes of input.
+ */
+const shown = (path: string) => {
+  const cut = path.split("/").map((segment) => (segment.length <= 40 ? segment : `${segment.slice(0, 16)}…`)).join("/")
+  return cut.length <= 200 ? cut : `${cut.slice(0, 200)}…`
+}
+
 /** Methods whose requests carry a body the endpoint reads. */
 const bodyMethods = new Set(["POST", "PUT", "PATCH"])
 
@@ -87,11 +96,11 @@ export const hostMiddleware = (routes: Routes) =>
     if (route === undefined) {
       const allowed = isCanonical(path) ? routes.allowed(path) : []
       return allowed.length === 0
-        ? failure(404, "not_found", `no route for ${request.method} ${path}`, requestId)
+        ? failure(404, "not_found", `no route for ${request.method} ${shown(path)}`, requestId)
         : failure(
           405,
           "method_not_allowed",
-          `${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
+          `${request.method} is not allowed on ${shown(path)}; allowed: ${allowed.join(", ")}`,
           requestId,
           { allow: allowed.join(", ") }
         )
@@ -132,7 +141,7 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       const requestId = yield* FiberRef.get(CurrentRequestId)
       if (Chunk.some(failures, isRouteNotFound)) {
         const request = yield* HttpServerRequest.HttpServerRequest
-        return failure(404, "not_found", `no route for ${request.method} ${pathOf(request.url)}`, requestId)
+        return failure(404, "not_found", `no route for ${request.method} ${shown(pathOf(request.url))}`, requestId)
       }
       if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
       const rejected = Chunk.findFirst(Cause.defects(cause), (defect) => defect instanceof BodyRejected)
@@ -153,8 +162,12 @@ const withBody = <E, R>(app: HttpApp.Default<E, R>) =>
     return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, new BufferedRequest(request, body.value))
   })
 
-/** The API's own middleware, outermost first: the read body, Idempotency-Key, failures in the envelope. */
+/**
+ * The API's own middleware, outermost first: the read body, failures in the envelope, Idempotency-Key. The
+ * key's work fails with decode errors and defects as they are (so it releases its key), and they are put in
+ * the envelope outside it, with any failure of the idempotency handling itself.
+ */
 export const ApiMiddlewareLive = HttpApiBuilder.middleware(
   Api,
-  Effect.map(Idempotency.middleware, (idempotent) => (app) => withBody(idempotent(answerFailures(app))))
+  Effect.map(Idempotency.middleware, (idempotent) => (app) => withBody(answerFailures(idempotent(app))))
 )

@@ -21,14 +21,15 @@ export const fieldOf = (path: ReadonlyArray<PropertyKey>): string => {
   )
 }
 
-const expectedPattern = /^Expected (.+?), actual [\s\S]*$/
+const expectedPattern = /^Expected (.+?), actual ([\s\S]*)$/
 
-/** What the schema expected, in the API's words. */
-const describeExpected = (expected: string): string => {
+/** What the schema expected, in the API's words (`actual` is the value sent, as JSON, which is never echoed). */
+const describeExpected = (expected: string, actual: string): string => {
   if (/^"[^"]*"$/.test(expected)) return `must be ${expected}`
   switch (expected) {
     case "string":
-      return "must be a string"
+      // A query parameter given twice arrives as a list.
+      return actual.startsWith("[") ? "must be given once, as a single value" : "must be a string"
     case "number":
       return "must be a number"
     case "boolean":
@@ -51,7 +52,7 @@ const messageOf = (issue: Issue): string => {
       return "is not a field of this request"
     default: {
       const match = expectedPattern.exec(issue.message)
-      return match === null ? issue.message : describeExpected(match[1] ?? "")
+      return match === null ? issue.message : describeExpected(match[1] ?? "", match[2] ?? "")
     }
   }
 }

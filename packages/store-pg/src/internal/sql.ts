@@ -75,8 +75,11 @@ export const recordTable = <A, I extends Record<string, unknown>>(
     readonly row: Schema.Schema<A, I>
     readonly key: ReadonlyArray<keyof I & string>
     readonly columns?: string
+    /** Columns the table keeps beside the record's own, computed from it on every insert and update. */
+    readonly derived?: (value: A) => Readonly<Record<string, string | number | boolean | null>>
   }
 ) => {
+  const derived = options.derived ?? (() => ({}))
   const table = sql(options.table)
   const select = sql.literal(options.columns ?? "*")
   const where = (values: ReadonlyArray<readonly [column: string, value: string]>) =>
@@ -84,15 +87,16 @@ export const recordTable = <A, I extends Record<string, unknown>>(
   // Key columns hold ids, which are strings.
   const keyOf = (row: I) => options.key.map((column) => [column, String(row[column])] as const)
   const decode = Schema.decodeUnknown(options.row)
-  const insert = SqlSchema.void({
-    Request: options.row,
-    execute: (row) => sql`INSERT INTO ${table} ${sql.insert(row)}`
-  })
-  const update = SqlSchema.void({
-    Request: options.row,
-    execute: (row) =>
-      sql`UPDATE ${table} SET ${sql.update(row, options.key)} WHERE ${where(keyOf(row))}`
-  })
+  const insert = (value: A) =>
+    SqlSchema.void({
+      Request: options.row,
+      execute: (row) => sql`INSERT INTO ${table} ${sql.insert({ ...row, ...derived(value) })}`
+    })(value)
+  const update = (value: A) =>
+    SqlSchema.void({
+      Request: options.row,
+      execute: (row) => sql`UPDATE ${table} SET ${sql.update({ ...row, ...derived(value) }, options.key)} WHERE ${where(keyOf(row))}`
+    })(value)
   const find = (values: Where<I>) =>
     Effect.flatMap(
       sql`SELECT ${select} FROM ${table} WHERE ${where(Object.entries(values).filter(isColumnValue))} LIMIT 1`,

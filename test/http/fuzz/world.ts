@@ -1,0 +1,181 @@
+/**
+ * The data the fuzzer aims at: a provisioned workspace with known resources (meetings, participants, agenda
+ * and action items, tokens), the credentials that reach it (or must not), the pools of ids a generator draws
+ * path parameters and body references from, and a snapshot of everything readable through the API.
+ */
+import { client, type Client, OPERATOR_TOKEN } from "../../support/server.js"
+import { createActionItem, createAgendaItem, createMeeting, workspace } from "../fixtures.js"
+
+export type CredentialName =
+  /** The workspace's OWNER, a personal access token with every scope. */
+  | "owner"
+  /** A workspace API key of the same workspace. */
+  | "apiKey"
+  /** A MEMBER whose token only reads (meetings:read, action-items:read). */
+  | "reader"
+  /** The OWNER of another workspace (every id of this one must be invisible to it). */
+  | "stranger"
+  | "operator"
+
+export interface World {
+  readonly url: string
+  readonly workspaceId: string
+  readonly credentials: Readonly<Record<CredentialName, string>>
+  /** A token of the owner that was revoked. */
+  readonly revoked: string
+  /** Pools of existing ids by kind. */
+  readonly ids: {
+    readonly meetings: ReadonlyArray<string>
+    readonly agendaItems: ReadonlyArray<string>
+    readonly actionItems: ReadonlyArray<string>
+    /** Users of the workspace. */
+    readonly users: ReadonlyArray<string>
+    /** `{userId}` path values of a meeting's participants (user ids and guest participant ids), by meeting. */
+    readonly participants: Readonly<Record<string, ReadonlyArray<string>>>
+    readonly tokens: ReadonlyArray<string>
+    readonly workspaces: ReadonlyArray<string>
+    readonly templates: ReadonlyArray<string>
+  }
+}
+
+const expectStatus = async (response: Promise<Awaited<ReturnType<Client["get"]>>>, status: number, what: string) => {
+  const answer = await response
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text}`)
+  return answer.body
+}
+
+/**
+ * A PRO workspace with an owner, a reader and an API key; three meetings (scheduled with times, instant,
+ * cancelled), participants (a workspace user and a guest), agenda items with talking points and presenters,
+ * action items (one tied to an agenda item, one completed) and a second token of the owner. And the owner of
+ * another workspace with a meeting of their own.
+ */
+export const provisionWorld = async (url: string, label: string): Promise<World> => {
+  const ws = await workspace(url, "PRO")
+  const owner = await ws.addUser({ role: "OWNER", name: `${label} Owner` })
+  const reader = await ws.addUser({ role: "MEMBER", name: `${label} Reader`, scopes: ["meetings:read", "action-items:read"] })
+  const editor = await ws.addUser({ role: "MEMBER", name: `${label} Editor` })
+  const apiKey = await ws.addApiKey()
+  const api = owner.api
+
+  const scheduled = await createMeeting(api, {
+    title: `${label} planning`,
+    start_time: "2031-03-04T09:00:00Z",
+    end_time: "2031-03-04T10:00:00Z",
+    detail_level: "detailed"
+  })
+  const instant = await createMeeting(api, { title: `${label} stand-up`, is_instant: true })
+  const cancelled = await createMeeting(api, { title: `${label} retro`, start_time: "2031-05-01T15:00:00Z" })
+  await expectStatus(api.patch(`/v1/meetings/${cancelled.id}`, { status: "cancelled" }), 200, "cancel a meeting")
+  const added = await expectStatus(
+    api.post(`/v1/meetings/${scheduled.id}/participants`, {
+      participants: [
+        { user_id: reader.userId, role: "VIEWER" },
+        { user_id: editor.userId, role: "EDITOR" },
+        { guest_email: `guest-${label.toLowerCase()}@example.com`, role: "VIEWER" }
+      ]
+    }),
+    201,
+    "add participants"
+  )
+  const guest = (added.participants as ReadonlyArray<{ id: string; user_id: string | null }>).find((p) => p.user_id === null)
+  const topic = await createAgendaItem(api, scheduled.id, {
+    title: "Budget",
+    description: "Numbers for Q3",
+    item_type: "DISCUSSION",
+    talking_points: ["one", "two"],
+    presenters: [owner.userId, editor.userId]
+  })
+  const question = await createAgendaItem(api, scheduled.id, { title: "Open questions", item_type: "QUESTIONS_TO_ANSWER", sequence: "7.5" })
+  const standupTopic = await createAgendaItem(api, instant.id, { title: "Blockers" })
+  const followUp = await createActionItem(api, scheduled.id, {
+    title: "Send the numbers",
+    description: "to finance",
+    due_date: "2031-03-10",
+    assigned_to_user_id: editor.userId,
+    agenda_item_id: topic.id
+  })
+  const done = await createActionItem(api, instant.id, { title: "Book a room", status: "completed" })
+  const review = await createActionItem(api, scheduled.id, { title: "Review the draft" })
+  const cli = await expectStatus(api.post("/v1/user/tokens", { name: "cli", scopes: ["meetings:read"], expiry_days: 30 }), 201, "issue a token")
+  const revoked = await expectStatus(api.post("/v1/user/tokens", { name: "old", scopes: ["meetings:read"], expiry_days: 30 }), 201, "issue a token")
+  await expectStatus(api.delete(`/v1/user/tokens/${revoked.id}`), 204, "revoke a token")
+
+  const other = await workspace(url, "PRO")
+  const stranger = await other.addUser({ role: "OWNER", name: `${label} Stranger` })
+  await createMeeting(stranger.api, { title: `${label} elsewhere` })
+
+  const templates = await expectStatus(api.get("/v1/meeting-templates?limit=100"), 200, "list templates")
+
+  return {
+    url,
+    workspaceId: ws.workspaceId,
+    credentials: { owner: owner.token, apiKey: apiKey.key, reader: reader.token, stranger: stranger.token, operator: OPERATOR_TOKEN },
+    revoked: revoked.token as string,
+    ids: {
+      meetings: [scheduled.id, instant.id, cancelled.id],
+      agendaItems: [topic.id, question.id, standupTopic.id],
+      actionItems: [followUp.id, done.id, review.id],
+      users: [owner.userId, reader.userId, editor.userId],
+      participants: {
+        [scheduled.id]: [owner.userId, reader.userId, editor.userId, ...(guest === undefined ? [] : [guest.id])],
+        [instant.id]: [owner.userId],
+        [cancelled.id]: [owner.userId]
+      },
+      tokens: [owner.tokenId, cli.id as string, reader.tokenId],
+      workspaces: [ws.workspaceId],
+      templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id)
+    }
+  }
+}
+
+/**
+ * What the API lets the workspace's credentials (and the stranger) read of what a request could change: the
+ * lists, every resource by id, the participants of every meeting, the tokens and their introspection. (Left
+ * out as derived or unwritable through the API: upcoming, contacts, transcripts.) Two equal snapshots mean
+ * nothing visible changed.
+ */
+export const snapshot = async (world: World): Promise<Record<string, unknown>> => {
+  const out: Record<string, unknown> = {}
+  const read = async (who: CredentialName, path: string) => {
+    const response = await client(world.url, world.credentials[who]).get(path)
+    out[`${who} GET ${path}`] = { status: response.status, body: response.status === 200 ? response.body : response.body?.code }
+    return response
+  }
+  const meetings = await read("owner", "/v1/meetings?limit=100")
+  const meetingIds = new Set<string>([...world.ids.meetings, ...((meetings.body?.items ?? []) as ReadonlyArray<{ id: string }>).map((m) => m.id)])
+  await Promise.all([
+    read("owner", "/v1/agenda-items?limit=100"),
+    read("owner", "/v1/action-items?limit=100"),
+    read("owner", "/v1/user/tokens?limit=100"),
+    read("owner", "/v1/auth/introspect"),
+    read("owner", "/v1/me"),
+    read("reader", "/v1/user/tokens?limit=100"),
+    read("reader", "/v1/auth/introspect"),
+    read("stranger", "/v1/meetings?limit=100"),
+    ...[...meetingIds].flatMap((id) => [read("owner", `/v1/meetings/${id}`), read("owner", `/v1/meetings/${id}/participants?limit=100`)]),
+    ...world.ids.agendaItems.map((id) => read("owner", `/v1/agenda-items/${id}`)),
+    ...world.ids.actionItems.map((id) => read("owner", `/v1/action-items/${id}`))
+  ])
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/** The entries two snapshots disagree on. */
+export const differences = (before: Record<string, unknown>, after: Record<string, unknown>): Array<string> => {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)])
+  const out: Array<string> = []
+  for (const key of keys) {
+    const a = JSON.stringify(before[key])
+    const b = JSON.stringify(after[key])
+    if (a === b) continue
+    // Shown around the first character where they differ.
+    const left = a ?? "(absent)"
+    const right = b ?? "(absent)"
+    let at = 0
+    while (at < left.length && at < right.length && left[at] === right[at]) at++
+    const from = Math.max(0, at - 120)
+    const show = (text: string) => `${from > 0 ? "…" : ""}${text.slice(from, at + 200)}${text.length > at + 200 ? "…" : ""}`
+    out.push(`${key}:\n    before ${show(left)}\n    after  ${show(right)}`)
+  }
+  return out
+}
