@@ -31,7 +31,16 @@ const targets = filters.length > 0
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const run = spawnSync(
   binary,
-  [vitest, "run", "--config", "test/vitest.config.ts", "--reporter", "default", ...targets],
+  [
+    vitest,
+    "run",
+    "--config",
+    "test/vitest.config.ts",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=node_modules/.cache/vitest-report-node${major}.json`,
+    ...targets
+  ],
   { cwd: root, stdio: "inherit", env: { ...process.env, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` } }
 )
 process.exit(run.status ?? 1)
