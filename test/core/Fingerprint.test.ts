@@ -96,3 +96,23 @@ describe("fingerprint", () => {
     expect(new Set(digests).size).toBe(requests.length)
   })
 })
+
+describe("the canonical forms", () => {
+  it("writes objects with their keys sorted, at every depth, and leaves out undefined members", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x" }, u: undefined })).toBe(
+      "{\"a\":{\"c\":\"x\",\"d\":[3,{\"y\":null,\"z\":true}]},\"b\":1}"
+    )
+    expect(canonicalJson([undefined, 1])).toBe("[null,1]")
+    expect(canonicalJson(undefined)).toBe("null")
+  })
+
+  it("writes a request as its upper-case method, path, query sorted by name then value, and body", () => {
+    expect(canonicalRequest({
+      method: "post",
+      path: "/v1/meetings",
+      query: [["b", "2"], ["a", "9"], ["b", "1"], ["a", "10"]],
+      body: { title: "T" }
+    })).toBe("[\"POST\",\"/v1/meetings\",[[\"a\",\"10\"],[\"a\",\"9\"],[\"b\",\"1\"],[\"b\",\"2\"]],{\"title\":\"T\"}]")
+    expect(canonicalRequest({ method: "DELETE", path: "/x", query: [], body: undefined })).toBe("[\"DELETE\",\"/x\",[],null]")
+  })
+})

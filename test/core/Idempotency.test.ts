@@ -117,6 +117,20 @@ describe("Idempotency", () => {
         expect(outcomes.filter((o) => o._tag === "Right" && !o.right.replayed)).toHaveLength(1)
       }))
 
+    it.effect("stores only 2xx answers: 200 and 299 are replayed, 199 and 300 release the key", () =>
+      Effect.gen(function*() {
+        const idempotency = yield* Idempotency
+        for (const [status, replayed] of [[200, true], [299, true], [199, false], [300, false]] as const) {
+          const first = request()
+          const answer = new StoredResponse({ status, body: `status ${status}` })
+          expect(yield* idempotency.run(first, Effect.succeed(answer))).toEqual({ replayed: false, response: answer })
+          const again = yield* idempotency.run(first, Effect.succeed(created("second run")))
+          expect(again, `after a ${status}`).toEqual(
+            replayed ? { replayed: true, response: answer } : { replayed: false, response: created("second run") }
+          )
+        }
+      }))
+
     it.effect("releases the key when the work fails, so a corrected retry runs", () =>
       Effect.gen(function*() {
         const idempotency = yield* Idempotency

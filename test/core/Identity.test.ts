@@ -2,6 +2,7 @@ import {
   Authentication,
   CreateApiKey,
   CreateUser,
+  Credential,
   CredentialId,
   CredentialStore,
   IssuePersonalAccessToken,
@@ -10,7 +11,7 @@ import {
   type Scope,
   Tokens,
   tokenIssuers,
-  type UserId,
+  UserId,
   Users
 } from "@convene/core"
 import { describe, expect, layer } from "@effect/vitest"
@@ -195,6 +196,67 @@ describe("Tokens and authentication", () => {
         expect((yield* Effect.flip(tokens.issueForCaller(keyWithUser, patRequest())))._tag).toBe("InsufficientScope")
 
         expect(yield* credentialsOf(user.id)).toEqual(before)
+      }))
+  })
+})
+
+describe("Authentication against what the store holds", () => {
+  layer(CoreLive)((it) => {
+    it.effect("reads a token with white space around it as the token", () =>
+      Effect.gen(function*() {
+        const { principal, token } = yield* principalFor()
+        const padded = yield* (yield* Authentication).authenticate(Redacted.make(`  ${token}\t`))
+        expect(padded.credential_id).toBe(principal.credential_id)
+      }))
+
+    it.effect("refuses a user's token whose user is gone, or in another workspace, as revoked", () =>
+      Effect.gen(function*() {
+        const store = yield* CredentialStore
+        const { principal, workspace } = yield* principalFor()
+        const other = yield* principalFor()
+        const authenticate = (yield* Authentication).authenticate
+        const stored = Option.getOrThrow(yield* store.get(workspace.id, principal.credential_id))
+        for (const [label, userId] of [["gone", UserId.make(crypto.randomUUID())], ["elsewhere", other.user.id]] as const) {
+          const token = `svc_slt_v1_${"A".repeat(42)}${label === "gone" ? "g" : "e"}`
+          yield* store.insert(new Credential({
+            ...stored,
+            id: CredentialId.make(crypto.randomUUID()),
+            user_id: userId,
+            token_hash: createHash("sha256").update(token).digest("hex")
+          }))
+          expect(yield* Effect.flip(authenticate(Redacted.make(token))), label).toMatchObject({ _tag: "Unauthenticated", reason: "revoked" })
+        }
+      }))
+
+    it.effect("keeps only the scopes the user's role grants, whatever the credential holds", () =>
+      Effect.gen(function*() {
+        const store = yield* CredentialStore
+        const { principal, workspace } = yield* principalFor({ role: "MEMBER" })
+        const stored = Option.getOrThrow(yield* store.get(workspace.id, principal.credential_id))
+        const token = `svc_slt_v1_${"B".repeat(43)}`
+        yield* store.insert(new Credential({
+          ...stored,
+          id: CredentialId.make(crypto.randomUUID()),
+          scopes: ["meetings:read", "workspace:read", "workspace:write"],
+          token_hash: createHash("sha256").update(token).digest("hex")
+        }))
+        const member = yield* (yield* Authentication).authenticate(Redacted.make(token))
+        expect(member.scopes).toEqual(["meetings:read"])
+        expect((yield* Authentication).introspect(member).scopes).toEqual(["meetings:read"])
+      }))
+
+    it.effect("lists only the caller's live personal access tokens, newest first", () =>
+      Effect.gen(function*() {
+        const tokens = yield* Tokens
+        const { principal, user } = yield* principalFor({ plan: "PRO", kind: "personal_access_token" })
+        yield* tokens.issue(user.id, IssueToken.make({ kind: "short_lived", scopes: ["meetings:read"], expiry_hours: 1 }))
+        yield* TestClock.adjust("1 minute")
+        const second = yield* tokens.issueForCaller(principal, patRequest())
+        const listed = yield* tokens.listForCaller(principal, {})
+        expect(listed.items.map((t) => t.id)).toEqual([second.id, principal.credential_id])
+        expect(listed.items.every((t) => t.kind === "personal_access_token")).toBe(true)
+        yield* tokens.revokeForCaller(principal, second.id)
+        expect((yield* tokens.listForCaller(principal, {})).items.map((t) => t.id)).toEqual([principal.credential_id])
       }))
   })
 })

@@ -109,6 +109,29 @@ describe("Meetings.update: status changes and times", () => {
         expect(times(yield* update(forgotten, { status: "ended" }))).toEqual({ status: "ended", start_time: iso(-120), end_time: iso(0) })
       }))
 
+    it.effect("an end planned without a start that has passed is dropped when the meeting starts; one still ahead stays", () =>
+      Effect.gen(function*() {
+        const { create, update } = yield* setup
+        const stale = yield* create(null, -30)
+        expect(times(yield* update(stale, { status: "in_progress" }))).toEqual({ status: "in_progress", start_time: iso(0), end_time: null })
+        const ahead = yield* create(null, 45)
+        expect(times(yield* update(ahead, { status: "in_progress" }))).toEqual({ status: "in_progress", start_time: iso(0), end_time: iso(45) })
+      }))
+
+    it.effect("a change that is not a status change keeps the times, in every status", () =>
+      Effect.gen(function*() {
+        const { create, update } = yield* setup
+        const scheduled = yield* create(60, 120)
+        expect(times(yield* update(scheduled, { title: "Renamed" }))).toEqual(times(scheduled))
+        const running = yield* update(yield* create(-10, 50), { status: "in_progress" })
+        yield* TestClock.adjust("5 minutes")
+        expect(times(yield* update(running, { title: "Renamed", status: "in_progress" }))).toEqual(times(running))
+        const ended = yield* update(yield* create(-90, -30), { status: "ended" })
+        expect(times(yield* update(ended, { detail_level: "brief" }))).toEqual(times(ended))
+        const cancelled = yield* update(yield* create(60, 120), { status: "cancelled" })
+        expect(times(yield* update(cancelled, { title: "Still off" }))).toEqual(times(cancelled))
+      }))
+
     it.effect("an instant meeting runs from its creation; ending it sets the end", () =>
       Effect.gen(function*() {
         const { create, update } = yield* setup

@@ -10,12 +10,13 @@ import {
   MeetingStore,
   Pagination,
   TemplateId,
+  TranscriptLine,
   UpdateActionItem
 } from "@convene/core"
 import * as StoreMemory from "@convene/store-memory"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, FastCheck, Layer, TestClock } from "effect"
-import { CoreLive, coreOver, principalFor } from "./fixtures.js"
+import { apiKeyFor, CoreLive, coreOver, principalFor } from "./fixtures.js"
 
 const retrospective = TemplateId.make("6a1f3c1e-0b6e-4a53-9d1e-1c5d8f0a0003")
 
@@ -159,4 +160,47 @@ describe("Pagination", () => {
       expect(list.items).toEqual(all.slice(page.offset, page.offset + page.limit))
     }
   )
+})
+
+describe("Meetings: reading", () => {
+  layer(CoreLive)((it) => {
+    it.effect("exports the transcript as [hh:mm:ss] lines in order of offset, hours included", () =>
+      Effect.gen(function*() {
+        const meetings = yield* Meetings
+        const { principal } = yield* principalFor()
+        const meeting = yield* meetings.create(principal, CreateMeeting.make({ title: "Recorded" }))
+        expect(yield* meetings.exportTranscript(principal, meeting.id)).toBe("")
+        yield* meetings.appendTranscript(principal, meeting.id, [
+          TranscriptLine.make({ offset_ms: 3_723_999, speaker: "Bob", text: "later" }),
+          TranscriptLine.make({ offset_ms: 0, speaker: "Ann", text: "hello" }),
+          TranscriptLine.make({ offset_ms: 59_999, speaker: "Cy", text: "almost a minute" }),
+          TranscriptLine.make({ offset_ms: 36_000_000 + 61_000, speaker: "Dee", text: "ten hours in" })
+        ])
+        expect(yield* meetings.exportTranscript(principal, meeting.id)).toBe(
+          "[00:00:00] Ann: hello\n[00:00:59] Cy: almost a minute\n[01:02:03] Bob: later\n[10:01:01] Dee: ten hours in\n"
+        )
+      }))
+
+    it.effect("searches titles with q trimmed; a blank q does not filter", () =>
+      Effect.gen(function*() {
+        const meetings = yield* Meetings
+        const { principal } = yield* principalFor()
+        const planning = yield* meetings.create(principal, CreateMeeting.make({ title: "Quarterly planning" }))
+        const retro = yield* meetings.create(principal, CreateMeeting.make({ title: "Retro" }))
+        const titles = (q: string) =>
+          Effect.map(meetings.search(principal, { q }, {}), (list) => list.items.map((m) => m.id).sort())
+        expect(yield* titles("  PLANNING ")).toEqual([planning.id])
+        expect(yield* titles("   ")).toEqual([planning.id, retro.id].sort())
+      }))
+
+    it.effect("a meeting created with a workspace API key has no owner and no participant", () =>
+      Effect.gen(function*() {
+        const meetings = yield* Meetings
+        const { workspace } = yield* principalFor()
+        const key = yield* apiKeyFor(workspace.id)
+        const meeting = yield* meetings.create(key, CreateMeeting.make({ title: "From a script" }))
+        expect(meeting.owner_user_id).toBeNull()
+        expect(yield* (yield* MeetingStore).listParticipants(workspace.id, meeting.id)).toEqual([])
+      }))
+  })
 })

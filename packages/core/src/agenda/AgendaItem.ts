@@ -33,7 +33,7 @@ export const compareSequence = (a: string, b: string): -1 | 0 | 1 => BigDecimal.
 
 /**
  * Where an appended item goes: the next whole number above `last` ("1" on an empty agenda), or none when
- * that number would leave the range (the agenda is then renumbered first, see `renumbered`).
+ * that number would leave the range (the agenda is then renumbered first, see `numbered`).
  */
 export const sequenceAfter = (last: Option.Option<string>): Option.Option<Sequence> => {
   if (Option.isNone(last)) return Option.some(Sequence.make("1"))
@@ -44,9 +44,8 @@ export const sequenceAfter = (last: Option.Option<string>): Option.Option<Sequen
   return BigDecimal.lessThan(next, limit) ? Option.some(format(next)) : Option.none()
 }
 
-/** The sequences "1", "2", ... "count": an agenda renumbered in its current order. */
-export const renumbered = (count: number): ReadonlyArray<Sequence> =>
-  Array.from({ length: count }, (_, index) => Sequence.make(String(index + 1)))
+/** The sequence of the item at `index` (from 0) of an agenda numbered 1, 2, 3, ... in its order. */
+export const numbered = (index: number): Sequence => Sequence.make(String(index + 1))
 
 /** An agenda item as stored. Talking points are private per person and stored apart. */
 export class AgendaItemRow extends Schema.Class<AgendaItemRow>("AgendaItemRow")({

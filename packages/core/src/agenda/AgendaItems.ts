@@ -24,7 +24,7 @@ import {
   AgendaItemRow,
   normalizeSequence,
   PresenterDetail,
-  renumbered,
+  numbered,
   Sequence,
   sequenceAfter
 } from "./AgendaItem.js"
@@ -60,9 +60,8 @@ export const agendaFromTemplate = (
   meeting: Meeting,
   agenda: ReadonlyArray<TemplateAgendaItem>
 ): Effect.Effect<ReadonlyArray<AgendaItemRow>, never, Crypto> =>
-  Effect.flatMap(Crypto, (crypto) => {
-    const sequences = renumbered(agenda.length)
-    return Effect.forEach(agenda, (item, index) =>
+  Effect.flatMap(Crypto, (crypto) =>
+    Effect.forEach(agenda, (item, index) =>
       Effect.map(crypto.randomUUID, (id) =>
         new AgendaItemRow({
           id: AgendaItemId.make(id),
@@ -71,12 +70,11 @@ export const agendaFromTemplate = (
           title: item.title,
           description: item.description,
           item_type: item.item_type,
-          sequence: sequences[index] ?? Sequence.make(String(index + 1)),
+          sequence: numbered(index),
           presenters: [],
           created_at: meeting.created_at,
           updated_at: meeting.created_at
-        })))
-  })
+        }))))
 
 const make = Effect.gen(function*() {
   const store = yield* AgendaItemStore
@@ -153,12 +151,12 @@ const make = Effect.gen(function*() {
       const next = sequenceAfter(yield* store.lastSequence(meeting.workspace_id, meeting.id))
       if (Option.isSome(next)) return next.value
       const items = yield* store.listByMeeting(meeting.workspace_id, meeting.id)
-      const sequences = renumbered(items.length + 1)
-      yield* Effect.forEach(items, (item, index) =>
-        store.update(new AgendaItemRow({ ...item, sequence: sequences[index] ?? item.sequence, updated_at: at })), {
-        discard: true
-      })
-      return sequences[items.length] ?? Sequence.make(String(items.length + 1))
+      yield* Effect.forEach(
+        items,
+        (item, index) => store.update(new AgendaItemRow({ ...item, sequence: numbered(index), updated_at: at })),
+        { discard: true }
+      )
+      return numbered(items.length)
     })
 
   const list = Effect.fn("AgendaItems.list")(function*(
@@ -204,9 +202,7 @@ const make = Effect.gen(function*() {
         updated_at: at
       })
       yield* store.insert(row)
-      if (input.talking_points !== undefined && input.talking_points.length > 0) {
-        yield* store.setTalkingPoints(row.id, subjectOf(principal), input.talking_points)
-      }
+      if (input.talking_points !== undefined) yield* store.setTalkingPoints(row.id, subjectOf(principal), input.talking_points)
       return row
     }))
     return yield* viewOne(principal, row)

@@ -34,7 +34,7 @@ export class IdempotencyKeyReuse extends Schema.TaggedError<IdempotencyKeyReuse>
 
 /** 1 to 255 printable ASCII characters, not only white space. */
 export const validateKey = (raw: string): Effect.Effect<string, IdempotencyKeyInvalid> => {
-  if (raw.length === 0 || raw.trim().length === 0) {
+  if (raw.trim().length === 0) {
     return Effect.fail(new IdempotencyKeyInvalid({ message: "Idempotency-Key must not be empty or only white space" }))
   }
   if (raw.length > 255) {

@@ -8,20 +8,6 @@ export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<
     ? Effect.void
     : Effect.fail(new InsufficientScope({ required: scope, message: `this credential lacks the scope ${scope}` }))
 
-/** At least one of `scopes`. */
-export const requireAnyScope = (
-  principal: Principal,
-  scopes: ReadonlyArray<Scope>
-): Effect.Effect<void, InsufficientScope> =>
-  scopes.some((scope) => principal.scopes.includes(scope))
-    ? Effect.void
-    : Effect.fail(
-      new InsufficientScope({
-        required: scopes.join(" "),
-        message: `this credential needs one of the scopes ${scopes.join(", ")}`
-      })
-    )
-
 /**
  * Workspace API keys act as the workspace, and OWNER and ADMIN users administer it: they see and change
  * every meeting. Members see the meetings they take part in.

@@ -60,18 +60,11 @@ export class TranscriptLine extends Schema.Class<TranscriptLine>("TranscriptLine
   text: LongText(20_000)
 }, requestBody) {}
 
-/**
- * An end before the start is refused, naming the field the request set: `end_time` when it set the end (or
- * both, or neither), `start_time` when it moved only the start past the end.
- */
-const checkTimes = (
-  start: DateTime.Utc | null,
-  end: DateTime.Utc | null,
-  given: { readonly start: boolean; readonly end: boolean }
-) => {
+/** An end before the start is refused, naming `blame`: the field the request set that made it so. */
+const checkTimes = (start: DateTime.Utc | null, end: DateTime.Utc | null, blame: "start_time" | "end_time") => {
   if (start === null || end === null || !DateTime.lessThan(end, start)) return Effect.void
   return Effect.fail(
-    given.start && !given.end
+    blame === "start_time"
       ? ValidationError.of("start_time", `must not be after the meeting's end_time (${DateTime.formatIso(end)})`)
       : ValidationError.of("end_time", `must not be before the meeting's start_time (${DateTime.formatIso(start)})`)
   )
@@ -204,7 +197,7 @@ const make = Effect.gen(function*() {
     }
     const start = instant ? at : input.start_time ?? null
     const end = input.end_time ?? null
-    yield* checkTimes(start, end, { start: !instant && start !== null, end: end !== null })
+    yield* checkTimes(start, end, "end_time")
     const meeting = new Meeting({
       id: MeetingId.make(yield* crypto.randomUUID),
       workspace_id: workspace.id,
@@ -266,10 +259,9 @@ const make = Effect.gen(function*() {
       return yield* Effect.fail(transitionRefused(current.status, status))
     }
     const times = timesAfter(current, status, input, at)
-    yield* checkTimes(times.start_time, times.end_time, {
-      start: input.start_time !== undefined,
-      end: input.end_time !== undefined
-    })
+    // The end is blamed unless the request moved only the start.
+    const blame = input.start_time !== undefined && input.end_time === undefined ? "start_time" : "end_time"
+    yield* checkTimes(times.start_time, times.end_time, blame)
     const next = new Meeting({
       ...current,
       title: input.title ?? current.title,
