@@ -33,16 +33,20 @@ const start = async (args, env) => {
   const port = await freePort()
   const child = spawn(process.execPath, args(port), {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CONVENE_ACCESS_LOG: "false", CONVENE_OPERATOR_TOKEN: OPERATOR, ...env },
+    // The default configuration, as users run it: JSON access lines on standard output (a pipe here).
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CONVENE_OPERATOR_TOKEN: OPERATOR, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
+  // The last 16 KiB of output, for the error message if the server dies (the access lines are many).
   let output = ""
-  child.stdout.on("data", (c) => (output += c))
-  child.stderr.on("data", (c) => (output += c))
+  const keep = (c) => (output = (output + c).slice(-16_384))
+  child.stdout.on("data", keep)
+  child.stderr.on("data", keep)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`exited: ${output}`)
-    const up = await fetch(`${url}/healthz`).then((r) => r.status < 500, () => false)
+    // Convene answers /readyz 503 until its store is open; the baseline 404 once it listens.
+    const up = await fetch(`${url}/readyz`).then((r) => r.status < 500, () => false)
     if (up) break
     if (i > 1200) throw new Error(`not up after 60 s: ${output}`)
     await new Promise((r) => setTimeout(r, 50))

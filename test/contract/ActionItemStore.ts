@@ -222,5 +222,54 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.detachAgendaItem(ws.id, AgendaItemId.make(uuid()))
         expect(yield* store.get(ws.id, pointingElsewhere.id)).toEqual(Option.some(pointingElsewhere))
       }))
+
+    it.effect("deleteByWorkspace removes every action item of the workspace, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* ActionItemStore
+        const ws = yield* seedWorkspace()
+        const one = yield* seedMeeting(ws.id)
+        const two = yield* seedMeeting(ws.id)
+        const gone = [yield* seedActionItem(one), yield* seedActionItem(two, { status: "completed" })]
+        const elsewhere = yield* seedMeetingInNewWorkspace()
+        const kept = yield* seedActionItem(elsewhere)
+
+        yield* store.deleteByWorkspace(ws.id)
+        expect(yield* store.list(ws.id, {}, everything)).toEqual({ items: [], total: 0 })
+        for (const item of gone) expect(Option.isNone(yield* store.get(ws.id, item.id))).toBe(true)
+        expect(yield* store.get(elsewhere.workspace_id, kept.id)).toEqual(Option.some(kept))
+        yield* store.deleteByWorkspace(ws.id)
+      }))
+
+    it.effect("unassignUser clears assigned_to_user_id on the user's items in that workspace, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* ActionItemStore
+        const ws = yield* seedWorkspace()
+        const theirs = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const m = yield* seedMeeting(ws.id)
+        const item = yield* seedAgendaItem(m)
+        const anns = yield* seedActionItem(m, {
+          assigned_to_user_id: ann.id,
+          agenda_item_id: item.id,
+          due_date: CalendarDate.make("2026-04-01"),
+          status: "completed",
+          is_completed: true,
+          completed_at: minutes(30),
+          updated_at: minutes(30)
+        })
+        const annsToo = yield* seedActionItem(m, { assigned_to_user_id: ann.id })
+        const bobs = yield* seedActionItem(m, { assigned_to_user_id: bob.id })
+        const nobodys = yield* seedActionItem(m)
+        const elsewhere = yield* seedActionItem(yield* seedMeeting(theirs.id), { assigned_to_user_id: ann.id })
+
+        yield* store.unassignUser(ws.id, ann.id)
+        expect(yield* store.get(ws.id, anns.id)).toEqual(Option.some(actionItem(m, { ...anns, assigned_to_user_id: null })))
+        expect(yield* store.get(ws.id, annsToo.id)).toEqual(Option.some(actionItem(m, { ...annsToo, assigned_to_user_id: null })))
+        expect(yield* store.get(ws.id, bobs.id)).toEqual(Option.some(bobs))
+        expect(yield* store.get(ws.id, nobodys.id)).toEqual(Option.some(nobodys))
+        expect(yield* store.get(theirs.id, elsewhere.id)).toEqual(Option.some(elsewhere))
+        yield* store.unassignUser(ws.id, ann.id)
+      }))
   })
 }

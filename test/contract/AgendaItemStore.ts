@@ -305,5 +305,70 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.deleteByMeeting(ws.id, MeetingId.make(uuid()))
         expect(yield* store.listByMeeting(ws.id, kept.id)).toEqual(stays)
       }))
+
+    it.effect("deleteByWorkspace removes every item of the workspace with their talking points, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* AgendaItemStore
+        const ws = yield* seedWorkspace()
+        const one = yield* seedMeeting(ws.id)
+        const two = yield* seedMeeting(ws.id)
+        const kept = yield* seedMeetingInNewWorkspace()
+        const ada = uuid()
+        const gone = [yield* seedAgendaItem(one), yield* seedAgendaItem(two, { sequence: "2" })]
+        const stays = yield* seedAgendaItem(kept)
+        for (const item of [...gone, stays]) yield* store.setTalkingPoints(item.id, ada, [`on ${item.id}`])
+
+        yield* store.deleteByWorkspace(ws.id)
+        expect(yield* store.list(ws.id, {}, everything)).toEqual({ items: [], total: 0 })
+        for (const item of gone) expect(Option.isNone(yield* store.get(ws.id, item.id))).toBe(true)
+        expect((yield* store.talkingPoints(ids(gone) as ReadonlyArray<AgendaItemId>, ada)).size).toBe(0)
+        expect(yield* store.get(kept.workspace_id, stays.id)).toEqual(Option.some(stays))
+        expect(new Map(yield* store.talkingPoints([stays.id], ada))).toEqual(new Map([[stays.id, [`on ${stays.id}`]]]))
+        yield* store.deleteByWorkspace(ws.id)
+      }))
+
+    it.effect("removePresenter takes the user out of the presenters of the workspace's items, keeping the others' order", () =>
+      Effect.gen(function*() {
+        const store = yield* AgendaItemStore
+        const ws = yield* seedWorkspace()
+        const m = yield* seedMeeting(ws.id)
+        const [ann, bob, carol] = [uuid(), uuid(), uuid()].map((id) => UserId.make(id))
+        const first = yield* seedAgendaItem(m, { presenters: [ann!, bob!], updated_at: minutes(3) })
+        const middle = yield* seedAgendaItem(m, { presenters: [bob!, ann!, carol!], sequence: "2" })
+        const without = yield* seedAgendaItem(m, { presenters: [bob!], sequence: "3" })
+        const none = yield* seedAgendaItem(m, { sequence: "4" })
+        const elsewhere = yield* seedAgendaItem(yield* seedMeetingInNewWorkspace(), { presenters: [ann!] })
+
+        yield* store.removePresenter(ws.id, ann!)
+        expect(yield* store.get(ws.id, first.id)).toEqual(Option.some(agendaItem(m, { ...first, presenters: [bob!] })))
+        expect(yield* store.get(ws.id, middle.id)).toEqual(Option.some(agendaItem(m, { ...middle, presenters: [bob!, carol!] })))
+        expect(yield* store.get(ws.id, without.id)).toEqual(Option.some(without))
+        expect(yield* store.get(ws.id, none.id)).toEqual(Option.some(none))
+        expect(yield* store.get(elsewhere.workspace_id, elsewhere.id)).toEqual(Option.some(elsewhere))
+        yield* store.removePresenter(ws.id, ann!)
+        expect(yield* store.get(ws.id, first.id)).toEqual(Option.some(agendaItem(m, { ...first, presenters: [bob!] })))
+      }))
+
+    it.effect("deleteTalkingPointsOf deletes the subject's talking points on the workspace's items, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* AgendaItemStore
+        const m = yield* seedMeetingInNewWorkspace()
+        const one = yield* seedAgendaItem(m)
+        const two = yield* seedAgendaItem(m, { sequence: "2" })
+        const elsewhere = yield* seedAgendaItem(yield* seedMeetingInNewWorkspace())
+        const ada = uuid()
+        const key = uuid()
+        yield* store.setTalkingPoints(one.id, ada, ["mine"])
+        yield* store.setTalkingPoints(two.id, ada, ["mine too"])
+        yield* store.setTalkingPoints(one.id, key, ["the key's"])
+        yield* store.setTalkingPoints(elsewhere.id, ada, ["in another workspace"])
+
+        yield* store.deleteTalkingPointsOf(m.workspace_id, ada)
+        expect((yield* store.talkingPoints([one.id, two.id], ada)).size).toBe(0)
+        expect(new Map(yield* store.talkingPoints([one.id, two.id], key))).toEqual(new Map([[one.id, ["the key's"]]]))
+        expect(new Map(yield* store.talkingPoints([elsewhere.id], ada))).toEqual(new Map([[elsewhere.id, ["in another workspace"]]]))
+        expect(yield* store.get(m.workspace_id, one.id)).toEqual(Option.some(one))
+        yield* store.deleteTalkingPointsOf(m.workspace_id, ada)
+      }))
   })
 }

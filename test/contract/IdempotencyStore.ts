@@ -132,5 +132,26 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(found(yield* store.begin(pendingClaim({ scope: live.scope, key: live.key }), before))).toEqual(live)
         expect(yield* store.purgeExpired(at("1990-01-01T00:00:00.000Z"))).toBe(0)
       }))
+
+    it.effect("deleteByScopes removes every record of the given scopes, pending or completed, whatever the key", () =>
+      Effect.gen(function*() {
+        const store = yield* IdempotencyStore
+        const a = pendingClaim()
+        const aCompleted = pendingClaim({ scope: a.scope })
+        const b = pendingClaim()
+        const kept = pendingClaim()
+        for (const record of [a, aCompleted, b, kept]) expect((yield* store.begin(record, T0))._tag).toBe("Started")
+        yield* store.complete(aCompleted, created, minutes(60 * 24))
+
+        yield* store.deleteByScopes([a.scope, b.scope])
+        for (const record of [a, aCompleted, b]) {
+          const again = pendingClaim({ scope: record.scope, key: record.key, fingerprint: "again" })
+          expect(yield* store.begin(again, minutes(1))).toEqual({ _tag: "Started" })
+        }
+        expect(found(yield* store.begin(pendingClaim({ scope: kept.scope, key: kept.key }), minutes(1)))).toEqual(kept)
+
+        yield* store.deleteByScopes([])
+        expect(found(yield* store.begin(pendingClaim({ scope: kept.scope, key: kept.key }), minutes(1)))).toEqual(kept)
+      }))
   })
 }

@@ -828,5 +828,106 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect((yield* store.transcript(ws.id, other.id)).map((s) => s.text)).toEqual(["elsewhere"])
         expect(yield* store.transcript(ws.id, MeetingId.make(uuid()))).toEqual([])
       }))
+
+    it.effect("deleteByWorkspace removes every meeting of the workspace with its participants and transcript, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const member = yield* seedUser(ws.id)
+        const gone = [yield* seedMeeting(ws.id, { owner_user_id: member.id }), yield* seedMeeting(ws.id)]
+        const kept = yield* seedMeeting(other.id)
+        for (const m of [...gone, kept]) {
+          yield* seedParticipant(m)
+          yield* store.appendTranscript(m.workspace_id, [segment(m)])
+        }
+        yield* seedParticipant(gone[0]!, { user_id: member.id, role: "OWNER" })
+
+        yield* store.deleteByWorkspace(ws.id)
+        expect(yield* listed(ws.id, MeetingFilter.All())).toEqual([])
+        for (const m of gone) {
+          expect(Option.isNone(yield* store.get(ws.id, m.id))).toBe(true)
+          expect(yield* store.listParticipants(ws.id, m.id)).toEqual([])
+          expect(yield* store.transcript(ws.id, m.id)).toEqual([])
+        }
+        expect(yield* store.meetingIdsOf(ws.id, member.id)).toEqual([])
+        expect(yield* store.get(other.id, kept.id)).toEqual(Option.some(kept))
+        expect(yield* store.listParticipants(other.id, kept.id)).toHaveLength(1)
+        expect(yield* store.transcript(other.id, kept.id)).toHaveLength(1)
+        yield* store.deleteByWorkspace(ws.id)
+      }))
+
+    it.effect("countByWorkspace counts the meetings of each given workspace only", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const empty = yield* seedWorkspace()
+        const notAsked = yield* seedWorkspace()
+        yield* seedMeeting(ws.id)
+        yield* seedMeeting(ws.id, { status: "cancelled" })
+        yield* seedMeeting(ws.id, { status: "ended" })
+        yield* seedMeeting(other.id)
+        yield* seedMeeting(notAsked.id)
+        const counts = yield* store.countByWorkspace([ws.id, other.id, empty.id])
+        expect([counts.get(ws.id), counts.get(other.id), counts.get(empty.id) ?? 0]).toEqual([3, 1, 0])
+        expect(counts.has(notAsked.id)).toBe(false)
+        expect((yield* store.countByWorkspace([])).size).toBe(0)
+      }))
+
+    it.effect("detachOwner clears owner_user_id on the user's meetings in that workspace, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const theirs = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const owned = yield* seedMeeting(ws.id, { owner_user_id: ann.id, title: "Ann's", updated_at: minutes(5) })
+        const ownedToo = yield* seedMeeting(ws.id, { owner_user_id: ann.id, status: "ended", start_time: minutes(1) })
+        const bobs = yield* seedMeeting(ws.id, { owner_user_id: bob.id })
+        const nobodys = yield* seedMeeting(ws.id)
+        const ownerRow = yield* seedParticipant(owned, { user_id: ann.id, role: "OWNER" })
+        // Another workspace's row naming the same user (the store does not check where ids belong).
+        const elsewhere = yield* seedMeeting(theirs.id, { owner_user_id: ann.id })
+
+        yield* store.detachOwner(ws.id, ann.id)
+        expect(yield* store.get(ws.id, owned.id)).toEqual(Option.some(meeting(ws.id, { ...owned, owner_user_id: null })))
+        expect(yield* store.get(ws.id, ownedToo.id)).toEqual(Option.some(meeting(ws.id, { ...ownedToo, owner_user_id: null })))
+        expect(yield* store.get(ws.id, bobs.id)).toEqual(Option.some(bobs))
+        expect(yield* store.get(ws.id, nobodys.id)).toEqual(Option.some(nobodys))
+        expect(yield* store.get(theirs.id, elsewhere.id)).toEqual(Option.some(elsewhere))
+        // The participant rows are another matter (removeUserParticipants).
+        expect(yield* store.listParticipants(ws.id, owned.id)).toEqual([ownerRow])
+        yield* store.detachOwner(ws.id, ann.id)
+      }))
+
+    it.effect("removeUserParticipants removes the user's rows from every meeting of that workspace, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const theirs = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const both = yield* seedMeeting(ws.id, { owner_user_id: ann.id })
+        const annsOnly = yield* seedMeeting(ws.id)
+        const bobsOnly = yield* seedMeeting(ws.id)
+        yield* seedParticipant(both, { user_id: ann.id, role: "OWNER" })
+        const bobOnBoth = yield* seedParticipant(both, { user_id: bob.id, role: "EDITOR", created_at: minutes(1) })
+        const guest = yield* seedParticipant(both, { created_at: minutes(2) })
+        yield* seedParticipant(annsOnly, { user_id: ann.id })
+        const bobAlone = yield* seedParticipant(bobsOnly, { user_id: bob.id })
+        const elsewhere = yield* seedMeeting(theirs.id)
+        const theirRow = yield* seedParticipant(elsewhere, { user_id: ann.id })
+
+        yield* store.removeUserParticipants(ws.id, ann.id)
+        expect(yield* store.listParticipants(ws.id, both.id)).toEqual([bobOnBoth, guest])
+        expect(yield* store.listParticipants(ws.id, annsOnly.id)).toEqual([])
+        expect(yield* store.listParticipants(ws.id, bobsOnly.id)).toEqual([bobAlone])
+        expect(yield* store.meetingIdsOf(ws.id, ann.id)).toEqual([])
+        expect(yield* listed(ws.id, MeetingFilter.HasParticipant({ userId: ann.id }))).toEqual([])
+        expect(yield* store.get(ws.id, both.id)).toEqual(Option.some(both))
+        expect(yield* store.listParticipants(theirs.id, elsewhere.id)).toEqual([theirRow])
+        yield* store.removeUserParticipants(ws.id, ann.id)
+      }))
   })
 }

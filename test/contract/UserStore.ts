@@ -1,7 +1,9 @@
 import { Email, type StorePorts, UserId, UserStore } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
 import { Effect, Either, type Layer, Option, Schema } from "effect"
-import { email, ids, minutes, seedUser, seedWorkspace, user, uuid } from "./fixtures.js"
+import { at, email, ids, minutes, seedUser, seedWorkspace, sortedIds, user, uuid } from "./fixtures.js"
+
+const everything = { limit: 100, offset: 0 }
 
 export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
   addEqualityTesters()
@@ -106,6 +108,136 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(ids(found)).not.toContain(notAsked.id)
         expect(yield* store.getMany(ws.id, [])).toEqual([])
         expect(yield* store.getMany(other.id, [one.id, two.id])).toEqual([])
+      }))
+
+    it.effect("update replaces the stored fields; a changed e-mail moves in the index and frees the old one", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const original = yield* seedUser(ws.id, { role: "MEMBER", password_hash: null })
+        const changed = user(ws.id, {
+          id: original.id,
+          email: email("moved"),
+          name: "Grace Hopper",
+          role: "ADMIN",
+          password_hash: "scrypt$N=16384,r=8,p=1$c2FsdA$aGFzaA",
+          created_at: original.created_at,
+          updated_at: minutes(10)
+        })
+        yield* store.update(changed)
+        expect(yield* store.get(original.id)).toEqual(Option.some(changed))
+        expect(yield* store.findByEmail(changed.email)).toEqual(Option.some(changed))
+        expect(Option.isNone(yield* store.findByEmail(original.email))).toBe(true)
+        const newcomer = yield* seedUser(ws.id, { email: original.email })
+        expect(yield* store.findByEmail(original.email)).toEqual(Option.some(newcomer))
+
+        const cleared = user(ws.id, { ...changed, password_hash: null, role: "OWNER", updated_at: minutes(20) })
+        yield* store.update(cleared)
+        expect(yield* store.get(original.id)).toEqual(Option.some(cleared))
+      }))
+
+    it.effect("update to an address another user has is DuplicateKey and changes nothing; of an unknown id, nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const a = yield* seedUser(ws.id)
+        const b = yield* seedUser(ws.id)
+        const refused = yield* Effect.either(store.update(user(ws.id, { ...b, email: a.email, name: "Impostor" })))
+        expect(Either.isLeft(refused) && refused.left._tag).toBe("DuplicateKey")
+        expect(yield* store.get(b.id)).toEqual(Option.some(b))
+        expect(yield* store.findByEmail(a.email)).toEqual(Option.some(a))
+        expect(yield* store.findByEmail(b.email)).toEqual(Option.some(b))
+
+        const ghost = user(ws.id)
+        yield* store.update(ghost)
+        expect(Option.isNone(yield* store.get(ghost.id))).toBe(true)
+        expect(Option.isNone(yield* store.findByEmail(ghost.email))).toBe(true)
+      }))
+
+    it.effect("list answers a workspace's users, or the installation's, newest first, ties by id descending", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const empty = yield* seedWorkspace()
+        // Far in the future, so that these come first among the installation's users.
+        const far = at("2998-01-01T00:00:00.000Z")
+        const [low, high] = sortedIds(2).map((id) => UserId.make(id))
+        const oldest = yield* seedUser(ws.id, { created_at: minutes(-1, far) })
+        const tieLow = yield* seedUser(ws.id, { id: low!, created_at: far })
+        const tieHigh = yield* seedUser(other.id, { id: high!, created_at: far })
+        const newest = yield* seedUser(ws.id, { created_at: minutes(1, far), role: "OWNER", password_hash: "scrypt$x" })
+
+        const own = yield* store.list({ workspaceId: ws.id }, everything)
+        expect(ids(own.items)).toEqual(ids([newest, tieLow, oldest]))
+        expect(own.items[0]).toEqual(newest)
+        expect(own.total).toBe(3)
+        expect(yield* store.list({ workspaceId: ws.id }, { limit: 1, offset: 1 })).toEqual({ items: [tieLow], total: 3 })
+        expect(yield* store.list({ workspaceId: ws.id }, { limit: 1, offset: 5 })).toEqual({ items: [], total: 3 })
+        expect(yield* store.list({ workspaceId: empty.id }, everything)).toEqual({ items: [], total: 0 })
+
+        const all = yield* store.list({}, { limit: 4, offset: 0 })
+        expect(ids(all.items)).toEqual(ids([newest, tieHigh, tieLow, oldest]))
+        expect(all.total).toBeGreaterThanOrEqual(4)
+      }))
+
+    it.effect("countByWorkspace counts the users of each given workspace only", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const empty = yield* seedWorkspace()
+        const notAsked = yield* seedWorkspace()
+        yield* seedUser(ws.id)
+        yield* seedUser(ws.id)
+        yield* seedUser(other.id)
+        yield* seedUser(notAsked.id)
+
+        const counts = yield* store.countByWorkspace([ws.id, other.id, empty.id])
+        expect(counts.get(ws.id)).toBe(2)
+        expect(counts.get(other.id)).toBe(1)
+        expect(counts.get(empty.id) ?? 0).toBe(0)
+        expect(counts.has(notAsked.id)).toBe(false)
+        expect((yield* store.countByWorkspace([])).size).toBe(0)
+      }))
+
+    it.effect("delete removes the user and frees the address, answers whether it existed", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const doomed = yield* seedUser(ws.id)
+        const kept = yield* seedUser(ws.id)
+        expect(yield* store.delete(doomed.id)).toBe(true)
+        expect(yield* store.delete(doomed.id)).toBe(false)
+        expect(yield* store.delete(UserId.make(uuid()))).toBe(false)
+        expect(Option.isNone(yield* store.get(doomed.id))).toBe(true)
+        expect(Option.isNone(yield* store.findByEmail(doomed.email))).toBe(true)
+        expect(yield* store.getMany(ws.id, [doomed.id, kept.id])).toEqual([kept])
+        expect(yield* store.list({ workspaceId: ws.id }, everything)).toEqual({ items: [kept], total: 1 })
+        const again = yield* seedUser(ws.id, { email: doomed.email })
+        expect(yield* store.findByEmail(doomed.email)).toEqual(Option.some(again))
+      }))
+
+    it.effect("deleteByWorkspace removes every user of the workspace, frees their addresses, and nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const gone = [yield* seedUser(ws.id), yield* seedUser(ws.id, { role: "OWNER" })]
+        const kept = yield* seedUser(other.id)
+
+        yield* store.deleteByWorkspace(ws.id)
+        for (const u of gone) {
+          expect(Option.isNone(yield* store.get(u.id))).toBe(true)
+          expect(Option.isNone(yield* store.findByEmail(u.email))).toBe(true)
+        }
+        expect(yield* store.list({ workspaceId: ws.id }, everything)).toEqual({ items: [], total: 0 })
+        expect(yield* store.get(kept.id)).toEqual(Option.some(kept))
+        expect(yield* store.findByEmail(kept.email)).toEqual(Option.some(kept))
+
+        yield* store.deleteByWorkspace(ws.id)
+        const again = yield* seedUser(other.id, { email: gone[0]!.email })
+        expect(yield* store.findByEmail(gone[0]!.email)).toEqual(Option.some(again))
       }))
   })
 }

@@ -1,7 +1,7 @@
 import { type StorePorts, WorkspaceId, WorkspaceStore } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
-import { minutes, seedWorkspace, templateIds, uuid, workspace } from "./fixtures.js"
+import { at, ids, minutes, seedWorkspace, sortedIds, templateIds, uuid, workspace } from "./fixtures.js"
 
 export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
   addEqualityTesters()
@@ -103,6 +103,50 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         )
         expect(answers.filter((taken) => taken)).toHaveLength(20)
         expect(yield* store.consume(input)).toBe(false)
+      }))
+
+    it.effect("list answers every workspace newest first, ties by id descending, with the total", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const before = (yield* store.list({ limit: 1, offset: 0 })).total
+        // Far in the future, so that these four come first whatever else the store holds.
+        const far = at("2999-01-01T00:00:00.000Z")
+        const [low, high] = sortedIds(2).map((id) => WorkspaceId.make(id))
+        const oldest = yield* seedWorkspace({ created_at: minutes(-1, far) })
+        const tieLow = yield* seedWorkspace({ id: low!, created_at: far })
+        const newest = yield* seedWorkspace({ created_at: minutes(1, far), name: "Newest", plan: "ELITE" })
+        const tieHigh = yield* seedWorkspace({ id: high!, created_at: far })
+
+        const first = yield* store.list({ limit: 3, offset: 0 })
+        expect(ids(first.items)).toEqual(ids([newest, tieHigh, tieLow]))
+        expect(first.items[0]).toEqual(newest)
+        expect(first.total).toBe(before + 4)
+        const second = yield* store.list({ limit: 3, offset: 3 })
+        expect(second.items[0]).toEqual(oldest)
+        expect(second.total).toBe(before + 4)
+        const past = yield* store.list({ limit: 3, offset: before + 4 })
+        expect(past).toEqual({ items: [], total: before + 4 })
+      }))
+
+    it.effect("delete removes the workspace with its usage counters, answers whether it existed, and leaves others", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const doomed = yield* seedWorkspace()
+        const kept = yield* seedWorkspace()
+        const counter = (workspaceId: WorkspaceId) => ({ workspaceId, counter: "meetings", period: "2026-03", limit: 1 })
+        expect(yield* store.consume(counter(doomed.id))).toBe(true)
+        expect(yield* store.consume(counter(kept.id))).toBe(true)
+
+        expect(yield* store.delete(doomed.id)).toBe(true)
+        expect(Option.isNone(yield* store.get(doomed.id))).toBe(true)
+        expect(yield* store.delete(doomed.id)).toBe(false)
+        expect(yield* store.delete(WorkspaceId.make(uuid()))).toBe(false)
+        expect(yield* store.get(kept.id)).toEqual(Option.some(kept))
+        expect(yield* store.consume(counter(kept.id))).toBe(false)
+
+        // The same id again starts with fresh counters: the old ones went with the workspace.
+        yield* store.insert(doomed)
+        expect(yield* store.consume(counter(doomed.id))).toBe(true)
       }))
   })
 }

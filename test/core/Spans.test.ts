@@ -27,6 +27,7 @@ import {
   UpdateActionItem,
   UpdateAgendaItem,
   UpdateMeeting,
+  UpdateUser,
   UpdateWorkspace,
   Users,
   Workspaces
@@ -131,6 +132,17 @@ describe("spans", () => {
         yield* expectSpan("Workspaces.get", workspaces.get(workspace.id))
         yield* expectSpan("Workspaces.create", workspaces.create(CreateWorkspace.make({ name: "W", plan: "FREE" })))
         yield* expectSpan("Workspaces.update", workspaces.update(workspace.id, UpdateWorkspace.make({ name: "W2" })))
+        yield* expectSpan("Workspaces.list", workspaces.list(page))
+        yield* expectSpan("Workspaces.overview", workspaces.overview(workspace.id))
+        yield* expectSpan("Users.list", users.list({ workspaceId: workspace.id }, page))
+        yield* expectSpan("Users.update", users.update(colleague.id, UpdateUser.make({ name: "Colleague" })))
+        yield* expectSpan("Tokens.listForWorkspace", tokens.listForWorkspace(workspace.id, page))
+        yield* expectSpan("Tokens.listApiKeys", tokens.listApiKeys(workspace.id, page))
+        yield* expectSpan("Tokens.listForUser", tokens.listForUser(user.id, page))
+        const revocable = yield* tokens.issueApiKey(workspace.id, CreateApiKey.make({ name: "r" }))
+        yield* expectSpan("Tokens.revoke", tokens.revoke(revocable.id))
+        yield* expectSpan("Users.delete", users.delete(colleague.id))
+        yield* expectSpan("Workspaces.delete", workspaces.delete(workspace.id))
         yield* expectSpan(
           "Idempotency.run",
           idempotency.run(

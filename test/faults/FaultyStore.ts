@@ -85,20 +85,37 @@ const port = <I, S extends object>(tag: Context.Tag<I, S>, methods: Methods<S>):
 
 /** Every write of every port (the lists follow the port interfaces in packages/core/src). */
 export const methods = {
-  WorkspaceStore: { insert: "write", update: "write", get: "read", consume: "write" },
-  UserStore: { insert: "write", get: "read", getMany: "read", findByEmail: "read" },
+  WorkspaceStore: { insert: "write", update: "write", get: "read", list: "read", delete: "write", consume: "write" },
+  UserStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    getMany: "read",
+    findByEmail: "read",
+    list: "read",
+    countByWorkspace: "read",
+    delete: "write",
+    deleteByWorkspace: "write"
+  },
   CredentialStore: {
     insert: "write",
     findByHashWithOwner: "read",
     get: "read",
     listByUser: "read",
-    revoke: "write"
+    list: "read",
+    countLive: "read",
+    revoke: "write",
+    deleteByUser: "write",
+    deleteByWorkspace: "write"
   },
   MeetingStore: {
     insert: "write",
     update: "write",
     get: "read",
     delete: "write",
+    deleteByWorkspace: "write",
+    countByWorkspace: "read",
+    detachOwner: "write",
     list: "read",
     addParticipants: "write",
     meetingIdsOf: "read",
@@ -106,6 +123,7 @@ export const methods = {
     findParticipant: "read",
     updateParticipant: "write",
     removeParticipant: "write",
+    removeUserParticipants: "write",
     appendTranscript: "write",
     transcript: "read"
   },
@@ -115,6 +133,9 @@ export const methods = {
     get: "read",
     delete: "write",
     deleteByMeeting: "write",
+    deleteByWorkspace: "write",
+    removePresenter: "write",
+    deleteTalkingPointsOf: "write",
     list: "read",
     listByMeeting: "read",
     lastSequence: "read",
@@ -127,10 +148,12 @@ export const methods = {
     get: "read",
     delete: "write",
     deleteByMeeting: "write",
+    deleteByWorkspace: "write",
+    unassignUser: "write",
     detachAgendaItem: "write",
     list: "read"
   },
-  IdempotencyStore: { begin: "write", complete: "write", release: "write", purgeExpired: "write" }
+  IdempotencyStore: { begin: "write", complete: "write", release: "write", deleteByScopes: "write", purgeExpired: "write" }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
   readonly UserStore: Methods<Context.Tag.Service<UserStore>>

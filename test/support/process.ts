@@ -30,7 +30,7 @@ export interface ServerProcess {
   readonly stop: () => Promise<void>
 }
 
-/** Starts the server process and waits until /healthz answers 200 (or the process dies). */
+/** Starts the server process and waits until /readyz answers 200 (or the process dies). */
 export const startServerProcess = async (env: Record<string, string>): Promise<ServerProcess> => {
   const port = await freePort()
   const child = spawn(process.execPath, [serverMain], {
@@ -57,7 +57,7 @@ export const startServerProcess = async (env: Record<string, string>): Promise<S
       child.kill("SIGKILL")
       throw new Error(`the server did not become healthy within 120 s:\n${output}`)
     }
-    const healthy = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false)
+    const healthy = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)
     if (healthy) break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

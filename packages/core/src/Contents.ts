@@ -1,16 +1,28 @@
 /**
  * What hangs off what, decided once for every store. A room that keeps things on another room's records
- * (agenda items on meetings, action items on meetings and agenda items) is wired in here, so that creating
- * and deleting the parent takes them along inside the parent's transaction, and no adapter has to know.
- * A new kind of thing kept on a meeting is added to `deleteAll` below (and gets a cascade test).
+ * (agenda items on meetings, action items on meetings and agenda items, everything on users and workspaces) is
+ * wired in here, so that creating and deleting the parent takes them along inside the parent's transaction, and
+ * no adapter has to know.
+ * - A new kind of thing kept on a meeting is added to `meetingContents.deleteAll` (and gets a cascade test).
+ * - A new kind of thing that points at a user is added to `identityReferences.detachUser`.
+ * - A new storage port (or a new table of one) is added to `workspaceContents.deleteAll`: deleting a workspace
+ *   calls every port's `deleteByWorkspace`.
  */
 import { Effect, Layer } from "effect"
 import { ActionItemStore } from "./actions/ActionItemStore.js"
 import { AgendaItemReferences } from "./agenda/AgendaItemReferences.js"
 import { agendaFromTemplate } from "./agenda/AgendaItems.js"
 import { AgendaItemStore } from "./agenda/AgendaItemStore.js"
+import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
+import { userCredentialKinds } from "./identity/Identity.js"
+import { IdentityReferences } from "./identity/IdentityReferences.js"
+import { CredentialStore, UserStore } from "./identity/IdentityStore.js"
 import { MeetingContents } from "./meetings/MeetingContents.js"
+import { MeetingStore } from "./meetings/MeetingStore.js"
 import { Crypto } from "./ports/Crypto.js"
+import { trusted } from "./shared/Trusted.js"
+import { WorkspaceCounts } from "./workspaces/Workspace.js"
+import { WorkspaceContents } from "./workspaces/WorkspaceContents.js"
 
 export const meetingContents: Layer.Layer<MeetingContents, never, AgendaItemStore | ActionItemStore | Crypto> = Layer
   .effect(
@@ -37,4 +49,89 @@ export const agendaItemReferences: Layer.Layer<AgendaItemReferences, never, Acti
   Effect.map(ActionItemStore, (actions) => AgendaItemReferences.of({ detach: actions.detachAgendaItem }))
 )
 
-export const layer = Layer.merge(meetingContents, agendaItemReferences)
+/**
+ * A deleted user: their participant rows go (the owner's row of the meetings they own too), the meetings they
+ * own stay without an owner (as a meeting created with a workspace API key), they stop presenting agenda items,
+ * their private talking points go, and the action items assigned to them stay, unassigned. What is kept per
+ * credential (idempotency records) goes with the credentials.
+ */
+export const identityReferences: Layer.Layer<
+  IdentityReferences,
+  never,
+  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore
+> = Layer.effect(
+  IdentityReferences,
+  Effect.gen(function*() {
+    const meetings = yield* MeetingStore
+    const agenda = yield* AgendaItemStore
+    const actions = yield* ActionItemStore
+    const idempotency = yield* IdempotencyStore
+    return IdentityReferences.of({
+      detachUser: (workspaceId, userId) =>
+        Effect.gen(function*() {
+          yield* meetings.removeUserParticipants(workspaceId, userId)
+          yield* meetings.detachOwner(workspaceId, userId)
+          yield* agenda.removePresenter(workspaceId, userId)
+          // Talking points are kept per subject: a user's subject is their user id (see Access.subjectOf).
+          yield* agenda.deleteTalkingPointsOf(workspaceId, userId)
+          yield* actions.unassignUser(workspaceId, userId)
+        }),
+      // Idempotency records are scoped to the credential's id (see IdempotentRequest.scope).
+      forgetCredentials: idempotency.deleteByScopes
+    })
+  })
+)
+
+/**
+ * Counting and deleting what a workspace holds, through every storage port: each port deletes its own rows of the
+ * workspace (`deleteByWorkspace`), things that point at other things first, the workspace's row last (by the
+ * caller, Workspaces.delete).
+ */
+export const workspaceContents: Layer.Layer<
+  WorkspaceContents,
+  never,
+  UserStore | CredentialStore | MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore
+> = Layer.effect(
+  WorkspaceContents,
+  Effect.gen(function*() {
+    const users = yield* UserStore
+    const credentials = yield* CredentialStore
+    const meetings = yield* MeetingStore
+    const agenda = yield* AgendaItemStore
+    const actions = yield* ActionItemStore
+    const idempotency = yield* IdempotencyStore
+    return WorkspaceContents.of({
+      counts: (workspaceIds, at) =>
+        Effect.gen(function*() {
+          if (workspaceIds.length === 0) return new Map()
+          const [people, held, keys, meetingCounts] = yield* Effect.all([
+            users.countByWorkspace(workspaceIds),
+            credentials.countLive({ workspaceIds, kinds: userCredentialKinds, liveAt: at }),
+            credentials.countLive({ workspaceIds, kinds: ["api_key"], liveAt: at }),
+            meetings.countByWorkspace(workspaceIds)
+          ])
+          return new Map(workspaceIds.map((id) => [
+            id,
+            new WorkspaceCounts({
+              users: people.get(id) ?? 0,
+              meetings: meetingCounts.get(id) ?? 0,
+              tokens: held.get(id) ?? 0,
+              api_keys: keys.get(id) ?? 0
+            }, trusted)
+          ]))
+        }),
+      deleteAll: (workspaceId) =>
+        Effect.gen(function*() {
+          // Action items point at agenda items, both at meetings; meetings and credentials at users.
+          yield* actions.deleteByWorkspace(workspaceId)
+          yield* agenda.deleteByWorkspace(workspaceId)
+          yield* meetings.deleteByWorkspace(workspaceId)
+          const gone = yield* credentials.deleteByWorkspace(workspaceId)
+          yield* idempotency.deleteByScopes(gone)
+          yield* users.deleteByWorkspace(workspaceId)
+        })
+    })
+  })
+)
+
+export const layer = Layer.mergeAll(meetingContents, agendaItemReferences, identityReferences, workspaceContents)

@@ -28,9 +28,11 @@ export type Services =
   | ActionItems
   | Idempotency
 
+// Contents.layer (the cascades) is one layer value: provided twice below, it is built once.
 const identity = Tokens.layer.pipe(
   Layer.provideMerge(Users.layer),
-  Layer.provideMerge(Workspaces.layer)
+  Layer.provideMerge(Workspaces.layer),
+  Layer.provide(Contents.layer)
 )
 
 const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(

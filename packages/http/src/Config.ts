@@ -1,5 +1,6 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
 import { Config, type ConfigError, Option, Redacted } from "effect"
+import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
 /**
  * What one client may take of the server. The defaults suit a server behind a reverse proxy: the proxy closes
@@ -15,13 +16,16 @@ export interface ServerLimits {
   readonly keepAliveTimeoutMs: number
   /** Connections served at once; further ones are closed as they arrive. */
   readonly maxConnections: number
+  /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are answered 503. */
+  readonly shutdownTimeoutMs: number
 }
 
 export const defaultLimits: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
-  maxConnections: 1024
+  maxConnections: 1024,
+  shutdownTimeoutMs: 10_000
 }
 
 export interface HostConfig {
@@ -33,6 +37,8 @@ export interface HostConfig {
   /** Record spans (per request and per service call). Off unless asked for: no exporter is wired yet. */
   readonly tracing: boolean
   readonly limits: ServerLimits
+  /** Metrics port and trace export (Telemetry.ts); none when left out. */
+  readonly telemetry?: TelemetryConfig | undefined
 }
 
 /** The shortest operator token accepted: it guards every workspace, so it must not be guessable. */
@@ -64,7 +70,8 @@ export const serverLimits: Config.Config<ServerLimits> = Config.all({
   maxConnections: Config.integer("CONVENE_MAX_CONNECTIONS").pipe(
     Config.validate({ message: "must be a positive number", validation: (n) => n > 0 }),
     Config.withDefault(defaultLimits.maxConnections)
-  )
+  ),
+  shutdownTimeoutMs: milliseconds("CONVENE_SHUTDOWN_TIMEOUT_MS", defaultLimits.shutdownTimeoutMs)
 }).pipe(
   Config.validate({
     message: "CONVENE_HEADERS_TIMEOUT_MS must not be longer than CONVENE_REQUEST_TIMEOUT_MS",
@@ -79,7 +86,8 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   operatorToken,
   accessLog: Config.boolean("CONVENE_ACCESS_LOG").pipe(Config.withDefault(true)),
   tracing: Config.boolean("CONVENE_TRACING").pipe(Config.withDefault(false)),
-  limits: serverLimits
+  limits: serverLimits,
+  telemetry: telemetryConfig
 }).pipe(
   Config.map(({ baseUrl, ...rest }) => ({
     ...rest,

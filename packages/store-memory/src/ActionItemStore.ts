@@ -48,6 +48,23 @@ export const layer: Layer.Layer<ActionItemStore, never, Memory> = Layer.effect(
         }])
       }),
 
+      deleteByWorkspace: Effect.fnUntraced(function*(workspaceId) {
+        yield* memory.modify((state) => [undefined, { ...state, actionItems: HashMap.remove(state.actionItems, workspaceId) }])
+      }),
+
+      unassignUser: Effect.fnUntraced(function*(workspaceId, userId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          actionItems: mapRows(
+            state.actionItems,
+            workspaceId,
+            HashMap.map((item) =>
+              item.assigned_to_user_id === userId ? new ActionItem({ ...item, assigned_to_user_id: null }, trusted) : item
+            )
+          )
+        }])
+      }),
+
       detachAgendaItem: Effect.fnUntraced(function*(workspaceId, agendaItemId) {
         yield* memory.modify((state) => [undefined, {
           ...state,

@@ -1,11 +1,12 @@
 import {
   type AgendaItemFilter,
   type AgendaItemId,
-  type AgendaItemRow,
+  AgendaItemRow,
   AgendaItemStore,
   compareSequence,
   Pagination,
-  type Sequence
+  type Sequence,
+  trusted
 } from "@convene/core"
 import { BigDecimal, Effect, HashMap, Layer, Option } from "effect"
 import { getRow, mapRows, Memory, oldestFirst, putRow, removeRow, rowsOf } from "./Memory.js"
@@ -71,6 +72,44 @@ export const layer: Layer.Layer<AgendaItemStore, never, Memory> = Layer.effect(
             agendaItems: mapRows(state.agendaItems, workspaceId, HashMap.removeMany(gone)),
             talkingPoints: HashMap.removeMany(state.talkingPoints, gone)
           }]
+        })
+      }),
+
+      deleteByWorkspace: Effect.fnUntraced(function*(workspaceId) {
+        yield* memory.modify((state) => {
+          const gone = HashMap.toValues(rowsOf(state.agendaItems, workspaceId)).map((item) => item.id)
+          return [undefined, {
+            ...state,
+            agendaItems: HashMap.remove(state.agendaItems, workspaceId),
+            talkingPoints: HashMap.removeMany(state.talkingPoints, gone)
+          }]
+        })
+      }),
+
+      removePresenter: Effect.fnUntraced(function*(workspaceId, userId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          agendaItems: mapRows(
+            state.agendaItems,
+            workspaceId,
+            HashMap.map((row) =>
+              row.presenters.includes(userId)
+                ? new AgendaItemRow({ ...row, presenters: row.presenters.filter((id) => id !== userId) }, trusted)
+                : row
+            )
+          )
+        }])
+      }),
+
+      deleteTalkingPointsOf: Effect.fnUntraced(function*(workspaceId, subject) {
+        yield* memory.modify((state) => {
+          const items = new Set<AgendaItemId>(HashMap.keys(rowsOf(state.agendaItems, workspaceId)))
+          const talkingPoints = HashMap.filterMap(state.talkingPoints, (bySubject, itemId) => {
+            if (!items.has(itemId)) return Option.some(bySubject)
+            const kept = HashMap.remove(bySubject, subject)
+            return HashMap.isEmpty(kept) ? Option.none() : Option.some(kept)
+          })
+          return [undefined, { ...state, talkingPoints }]
         })
       }),
 

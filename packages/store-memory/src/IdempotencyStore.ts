@@ -56,6 +56,14 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
         ])
       }),
 
+      deleteByScopes: Effect.fnUntraced(function*(scopes) {
+        const gone = new Set(scopes)
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          idempotency: HashMap.filter(state.idempotency, (record) => !gone.has(record.scope))
+        }])
+      }),
+
       purgeExpired: Effect.fnUntraced(function*(now) {
         return yield* memory.modify((state) => {
           const kept = HashMap.filter(state.idempotency, (record) => DateTime.greaterThan(record.expires_at, now))

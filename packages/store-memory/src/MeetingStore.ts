@@ -1,6 +1,27 @@
-import { type Meeting, MeetingFilters, type MeetingOrder, MeetingStore, Pagination, type ParticipantRow } from "@convene/core"
+import {
+  Meeting,
+  MeetingFilters,
+  type MeetingOrder,
+  MeetingStore,
+  Pagination,
+  type ParticipantRow,
+  trusted,
+  type WorkspaceId
+} from "@convene/core"
 import { Effect, HashMap, Layer, Option } from "effect"
-import { type Compare, getRow, Memory, newestFirst, oldestFirst, type MeetingEntry, putRow, removeRow, rowsOf, type State } from "./Memory.js"
+import {
+  type Compare,
+  getRow,
+  mapRows,
+  Memory,
+  newestFirst,
+  oldestFirst,
+  type MeetingEntry,
+  putRow,
+  removeRow,
+  rowsOf,
+  type State
+} from "./Memory.js"
 
 /** start_time asc; meetings without one come last, where PostgreSQL puts NULL in an ascending order. */
 const startTime: Compare<Meeting> = (a, b) =>
@@ -65,6 +86,36 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
             ? [false, state]
             : [true, { ...state, meetings: removeRow(state.meetings, workspaceId, meetingId) }]
         )
+      }),
+
+      // The entries hold the meetings' participants and transcripts: they go with them.
+      deleteByWorkspace: Effect.fnUntraced(function*(workspaceId) {
+        yield* memory.modify((state) => [undefined, { ...state, meetings: HashMap.remove(state.meetings, workspaceId) }])
+      }),
+
+      countByWorkspace: Effect.fnUntraced(function*(workspaceIds) {
+        const state = yield* memory.read
+        const counts = new Map<WorkspaceId, number>()
+        for (const workspaceId of new Set(workspaceIds)) {
+          const size = HashMap.size(rowsOf(state.meetings, workspaceId))
+          if (size > 0) counts.set(workspaceId, size)
+        }
+        return counts
+      }),
+
+      detachOwner: Effect.fnUntraced(function*(workspaceId, userId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          meetings: mapRows(
+            state.meetings,
+            workspaceId,
+            HashMap.map((entry) =>
+              entry.meeting.owner_user_id === userId
+                ? { ...entry, meeting: new Meeting({ ...entry.meeting, owner_user_id: null }, trusted) }
+                : entry
+            )
+          )
+        }])
       }),
 
       list: Effect.fnUntraced(function*(workspaceId, filter, order, page) {
@@ -142,6 +193,21 @@ export const layer: Layer.Layer<MeetingStore, never, Memory> = Layer.effect(
             })
           }]
         })
+      }),
+
+      removeUserParticipants: Effect.fnUntraced(function*(workspaceId, userId) {
+        yield* memory.modify((state) => [undefined, {
+          ...state,
+          meetings: mapRows(
+            state.meetings,
+            workspaceId,
+            HashMap.map((entry) =>
+              entry.participants.some((p) => p.user_id === userId)
+                ? { ...entry, participants: entry.participants.filter((p) => p.user_id !== userId) }
+                : entry
+            )
+          )
+        }])
       }),
 
       appendTranscript: Effect.fnUntraced(function*(workspaceId, segments) {

@@ -1,8 +1,11 @@
-import { WorkspaceStore } from "@convene/core"
+import { Pagination, WorkspaceStore } from "@convene/core"
 import { Effect, HashMap, Layer, Option } from "effect"
-import { Memory } from "./Memory.js"
+import { Memory, newestFirst } from "./Memory.js"
 
 const usageKey = (workspaceId: string, counter: string, period: string) => JSON.stringify([workspaceId, counter, period])
+
+/** The workspace a usage key counts for. */
+const workspaceOfKey = (key: string): string => (JSON.parse(key) as ReadonlyArray<string>)[0] ?? ""
 
 export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
   WorkspaceStore,
@@ -29,6 +32,20 @@ export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
       get: Effect.fnUntraced(function*(id) {
         const state = yield* memory.read
         return HashMap.get(state.workspaces, id)
+      }),
+
+      list: Effect.fnUntraced(function*(page) {
+        const state = yield* memory.read
+        return Pagination.sliceOf(HashMap.toValues(state.workspaces).sort(newestFirst), page)
+      }),
+
+      // The usage counters are the workspace's own rows: they go with it.
+      delete: Effect.fnUntraced(function*(id) {
+        return yield* memory.modify((state) => [HashMap.has(state.workspaces, id), {
+          ...state,
+          workspaces: HashMap.remove(state.workspaces, id),
+          usage: HashMap.filter(state.usage, (_, key) => workspaceOfKey(key) !== id)
+        }])
       }),
 
       consume: Effect.fnUntraced(function*({ counter, limit, period, workspaceId }) {

@@ -89,15 +89,31 @@ const tryCreate = (lockFile: string, holder: Holder): boolean => {
   }
 }
 
-const release = (lockFile: string, token: string) =>
-  Effect.sync(() => {
-    heldTokens.delete(token)
-    try {
-      if (readHolder(lockFile)?.token === token) Fs.rmSync(lockFile, { force: true })
-    } catch {
-      // the directory is gone or unreadable: nothing left to release
-    }
-  })
+/** The lock files this process holds, by token, for `releaseAllSync`. */
+const heldFiles = GlobalValue.globalValue(
+  Symbol.for("@convene/store-pg/DataDirectoryLock/files"),
+  () => new Map<string, string>()
+)
+
+const releaseSync = (lockFile: string, token: string) => {
+  heldTokens.delete(token)
+  heldFiles.delete(token)
+  try {
+    if (readHolder(lockFile)?.token === token) Fs.rmSync(lockFile, { force: true })
+  } catch {
+    // the directory is gone or unreadable: nothing left to release
+  }
+}
+
+const release = (lockFile: string, token: string) => Effect.sync(() => releaseSync(lockFile, token))
+
+/**
+ * Releases every lock this process holds, at once and synchronously: for a process about to exit without
+ * closing its scopes (a second SIGTERM during a drain), so that it leaves no lock file behind.
+ */
+export const releaseAllSync = (): void => {
+  for (const [token, lockFile] of [...heldFiles]) releaseSync(lockFile, token)
+}
 
 /**
  * Takes the lock on `dataDir` (creating the directory if needed) for the lifetime of the scope. Fails with
@@ -145,6 +161,7 @@ export const acquire = (dataDir: string): Effect.Effect<void, DataDirectoryLocke
             `uses the directory any more, delete the lock file.`
         })
       }
+      heldFiles.set(holder.token, lockFile)
       return { lockFile, token: holder.token }
     }),
     ({ lockFile, token }) => release(lockFile, token)

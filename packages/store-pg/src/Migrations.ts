@@ -212,11 +212,31 @@ const foldedTitles = Effect.gen(function*() {
   yield* sql`ALTER TABLE meetings ALTER COLUMN title_folded SET NOT NULL`
 })
 
+/**
+ * The operator's reads and deletes: workspaces and users listed newest first (the installation's users, and a
+ * workspace's), a workspace's credentials, and the columns that point at a user, which deleting a user (and the
+ * foreign keys' check of it at commit) looks up: owned meetings, assigned action items, talking points by subject.
+ */
+const operatorAdministration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE INDEX workspaces_created_idx ON workspaces (created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX users_created_idx ON users (created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX users_workspace_created_idx ON users (workspace_id, created_at DESC, id DESC)`
+  yield* sql`DROP INDEX users_workspace_idx`
+  yield* sql`CREATE INDEX credentials_workspace_created_idx ON credentials (workspace_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX meetings_owner_idx ON meetings (owner_user_id) WHERE owner_user_id IS NOT NULL`
+  yield* sql`CREATE INDEX action_items_assignee_idx ON action_items (assigned_to_user_id)
+    WHERE assigned_to_user_id IS NOT NULL`
+  yield* sql`CREATE INDEX talking_points_subject_idx ON talking_points (subject)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_rules_in_core": rulesInCore,
-  "0003_folded_titles": foldedTitles
+  "0003_folded_titles": foldedTitles,
+  "0004_operator_administration": operatorAdministration
 }
 
 const runMigrator = Migrator.make({})

@@ -36,6 +36,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ActionItemStore>, ne
         orDie(sql`DELETE FROM action_items WHERE workspace_id = ${workspaceId} AND meeting_id = ${meetingId}`).pipe(
           Effect.asVoid
         ),
+      deleteByWorkspace: (workspaceId) =>
+        orDie(sql`DELETE FROM action_items WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid),
+      unassignUser: (workspaceId, userId) =>
+        orDie(sql`
+          UPDATE action_items SET assigned_to_user_id = NULL
+          WHERE workspace_id = ${workspaceId} AND assigned_to_user_id = ${userId}`).pipe(Effect.asVoid),
       detachAgendaItem: (workspaceId, agendaItemId) =>
         orDie(sql`
           UPDATE action_items SET agenda_item_id = NULL

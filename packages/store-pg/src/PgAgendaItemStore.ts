@@ -67,6 +67,17 @@ export const make: Effect.Effect<Context.Tag.Service<typeof AgendaItemStore>, ne
       orDie(sql`DELETE FROM agenda_items WHERE workspace_id = ${workspaceId} AND meeting_id = ${meetingId}`).pipe(
         Effect.asVoid
       ),
+    // Talking points go with their items (ON DELETE CASCADE).
+    deleteByWorkspace: (workspaceId) =>
+      orDie(sql`DELETE FROM agenda_items WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid),
+    removePresenter: (workspaceId, userId) =>
+      orDie(sql`
+        UPDATE agenda_items SET presenters = array_remove(presenters, ${userId}::text)
+        WHERE workspace_id = ${workspaceId} AND ${userId}::text = ANY(presenters)`).pipe(Effect.asVoid),
+    deleteTalkingPointsOf: (workspaceId, subject) =>
+      orDie(sql`
+        DELETE FROM talking_points t USING agenda_items a
+        WHERE a.id = t.agenda_item_id AND a.workspace_id = ${workspaceId} AND t.subject = ${subject}`).pipe(Effect.asVoid),
     list: (workspaceId, filter, request) => {
       const conditions = [
         sql`a.workspace_id = ${workspaceId}`,

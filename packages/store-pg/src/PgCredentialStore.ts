@@ -1,12 +1,14 @@
 /** CredentialStore on PostgreSQL: the `credentials` table, token_hash unique. */
-import { Credential, CredentialStore, UserId } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { Credential, type CredentialFilter, CredentialId, CredentialStore, UserId } from "@convene/core"
+import { SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
-import { orDie, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
+import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 import { UserRecord } from "./PgUserStore.js"
 
 /** A `credentials` row, decoded to (and encoded from) a `Credential`. */
 export const CredentialRecord = rowOf(Credential, {})
+
+const DeletedIds = Schema.Array(Schema.Struct({ id: CredentialId }))
 
 export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -43,18 +45,50 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
     execute: (userId) => sql`SELECT * FROM credentials WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC`
   })
 
+  /** Live at `at`, as core's `isLive` says: not revoked, no expiry or one after `at`. */
+  const liveAt = (at: DateTime.Utc): Statement.Fragment =>
+    sql`c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > ${DateTime.toDateUtc(at)})`
+
+  const conditions = (filter: CredentialFilter) => [
+    sql`c.workspace_id = ${filter.workspaceId}`,
+    ...(filter.userId === undefined ? [] : [sql`c.user_id = ${filter.userId}`]),
+    ...(filter.kinds === undefined ? [] : [sql`c.kind = ANY(${filter.kinds}::text[])`]),
+    liveAt(filter.liveAt)
+  ]
+
+  const deleted = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+    orDie(Effect.flatMap(statement, Schema.decodeUnknown(DeletedIds))).pipe(
+      Effect.map((rows) => rows.map((row) => row.id))
+    )
+
   return CredentialStore.of({
     insert: (credential) => uniqueWrite(sql, insertRow(credential)),
     findByHashWithOwner: (tokenHash) => orDie(findWithOwner(tokenHash)),
     get: (workspaceId, id) => credentials.find({ workspace_id: workspaceId, id }),
     listByUser: (userId) => orDie(findByUser(userId)),
+    list: (filter, request) =>
+      orDie(page(sql, {
+        row: CredentialRecord,
+        columns: sql`c.*`,
+        from: sql`FROM credentials c WHERE ${sql.and(conditions(filter))}`,
+        order: sql.literal("c.created_at DESC, c.id DESC"),
+        page: request
+      })),
+    countLive: ({ kinds, liveAt: at, workspaceIds }) =>
+      countsOf(sql`
+        SELECT c.workspace_id, count(*)::int AS count FROM credentials c
+        WHERE c.workspace_id = ANY(${workspaceIds}::uuid[]) AND c.kind = ANY(${kinds}::text[]) AND ${liveAt(at)}
+        GROUP BY c.workspace_id`),
     revoke: Effect.fnUntraced(function*(id, at) {
       const rows = yield* orDie(sql`
         UPDATE credentials SET revoked_at = ${DateTime.toDateUtc(at)}
         WHERE id = ${id} AND revoked_at IS NULL
         RETURNING id`)
       return rows.length > 0
-    })
+    }),
+    deleteByUser: (userId) => deleted(sql`DELETE FROM credentials WHERE user_id = ${userId} RETURNING id`),
+    deleteByWorkspace: (workspaceId) =>
+      deleted(sql`DELETE FROM credentials WHERE workspace_id = ${workspaceId} RETURNING id`)
   })
 })
 

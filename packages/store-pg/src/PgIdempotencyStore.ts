@@ -91,6 +91,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore>, n
           WHERE scope = ${pending.scope} AND key = ${pending.key} AND created_at = ${date(pending.created_at)}
             AND response_status IS NULL`).pipe(Effect.asVoid)
       ,
+      deleteByScopes: (scopes) =>
+        orDie(sql`DELETE FROM idempotency_records WHERE scope = ANY(${scopes}::text[])`).pipe(Effect.asVoid),
       purgeExpired: Effect.fnUntraced(function*(now) {
         const rows = yield* orDie(sql<{ readonly purged: number }>`
           WITH purged AS (DELETE FROM idempotency_records WHERE expires_at <= ${date(now)} RETURNING 1)

@@ -17,7 +17,7 @@ import {
 } from "@convene/core"
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
-import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
+import { countsOf, orDie, page, recordTable, rowOf } from "./internal/sql.js"
 
 /** A `meetings` row, decoded to (and encoded from) a `Meeting`. */
 export const MeetingRecord = rowOf(Meeting, {})
@@ -109,6 +109,17 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
       const rows = yield* orDie(sql`DELETE FROM meetings WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
+    // Participants and transcript segments go with their meetings (ON DELETE CASCADE).
+    deleteByWorkspace: (workspaceId) =>
+      orDie(sql`DELETE FROM meetings WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid),
+    countByWorkspace: (workspaceIds) =>
+      countsOf(sql`
+        SELECT workspace_id, count(*)::int AS count FROM meetings
+        WHERE workspace_id = ANY(${workspaceIds}::uuid[])
+        GROUP BY workspace_id`),
+    detachOwner: (workspaceId, userId) =>
+      orDie(sql`UPDATE meetings SET owner_user_id = NULL WHERE workspace_id = ${workspaceId} AND owner_user_id = ${userId}`)
+        .pipe(Effect.asVoid),
 
     list: (workspaceId, filter, order, request) =>
       orDie(page(sql, {
@@ -164,6 +175,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
       const rows = yield* orDie(sql`DELETE FROM participants WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`)
       return rows.length > 0
     }),
+    removeUserParticipants: (workspaceId, userId) =>
+      orDie(sql`DELETE FROM participants WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`).pipe(Effect.asVoid),
 
     appendTranscript: Effect.fnUntraced(function*(workspaceId, segments) {
       if (segments.length === 0) return

@@ -2,7 +2,7 @@
 import { User, UserId, UserStore, WorkspaceId } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
-import { orDie, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
+import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 
 /** A `users` row, decoded to (and encoded from) a `User`. */
 export const UserRecord = rowOf(User, {})
@@ -14,6 +14,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, S
     Request: UserRecord,
     execute: (row) => sql`INSERT INTO users ${sql.insert(row)}`
   })
+  const updateRow = SqlSchema.void({
+    Request: UserRecord,
+    execute: (row) => sql`UPDATE users SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+  })
   const findMany = SqlSchema.findAll({
     Request: Schema.Struct({ workspaceId: WorkspaceId, ids: Schema.Array(UserId) }),
     Result: UserRecord,
@@ -23,9 +27,31 @@ export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, S
   return UserStore.of({
     // The e-mail index may refuse the row: that is DuplicateKey, not a defect.
     insert: (user) => uniqueWrite(sql, insertRow(user)),
+    update: (user) => uniqueWrite(sql, updateRow(user)),
     get: (id) => users.find({ id }),
     getMany: (workspaceId, ids) => ids.length === 0 ? Effect.succeed([]) : orDie(findMany({ workspaceId, ids })),
-    findByEmail: (email) => users.find({ email })
+    findByEmail: (email) => users.find({ email }),
+    list: (filter, request) =>
+      orDie(page(sql, {
+        row: UserRecord,
+        columns: sql`u.*`,
+        from: filter.workspaceId === undefined
+          ? sql`FROM users u`
+          : sql`FROM users u WHERE u.workspace_id = ${filter.workspaceId}`,
+        order: sql.literal("u.created_at DESC, u.id DESC"),
+        page: request
+      })),
+    countByWorkspace: (workspaceIds) =>
+      countsOf(sql`
+        SELECT workspace_id, count(*)::int AS count FROM users
+        WHERE workspace_id = ANY(${workspaceIds}::uuid[])
+        GROUP BY workspace_id`),
+    delete: Effect.fnUntraced(function*(id) {
+      const rows = yield* orDie(sql`DELETE FROM users WHERE id = ${id} RETURNING id`)
+      return rows.length > 0
+    }),
+    deleteByWorkspace: (workspaceId) =>
+      orDie(sql`DELETE FROM users WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid)
   })
 })
 

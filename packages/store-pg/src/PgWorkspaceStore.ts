@@ -2,7 +2,7 @@
 import { Workspace, WorkspaceStore } from "@convene/core"
 import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer } from "effect"
-import { orDie, recordTable, rowOf } from "./internal/sql.js"
+import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 
 /** A `workspaces` row, decoded to (and encoded from) a `Workspace`. */
 export const WorkspaceRecord = rowOf(Workspace, {})
@@ -15,6 +15,21 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WorkspaceStore>, nev
     insert: workspaces.insert,
     update: workspaces.update,
     get: (id) => workspaces.find({ id }),
+    list: (request) =>
+      orDie(page(sql, {
+        row: WorkspaceRecord,
+        columns: sql`w.*`,
+        from: sql`FROM workspaces w`,
+        order: sql.literal("w.created_at DESC, w.id DESC"),
+        page: request
+      })),
+    // The usage counters are the workspace's own rows: they go with it.
+    delete: Effect.fnUntraced(function*(id) {
+      const rows = yield* orDie(sql`
+        WITH usage AS (DELETE FROM workspace_usage WHERE workspace_id = ${id})
+        DELETE FROM workspaces WHERE id = ${id} RETURNING id`)
+      return rows.length > 0
+    }),
     // One statement: the row lock of the upsert serialises racing callers, and the conditional update (or the
     // guarded insert, for a limit below one) never takes a unit past `limit`.
     consume: Effect.fnUntraced(function*({ counter, limit, period, workspaceId }) {

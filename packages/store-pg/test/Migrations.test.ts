@@ -58,7 +58,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -303,8 +303,28 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"]])
         expect(yield* countRows).toEqual(legacyCounts)
+        // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
+        const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema() AND indexname LIKE ANY(ARRAY['users_%', 'workspaces_%', 'credentials_%',
+            'meetings_owner%', 'action_items_assignee%', 'talking_points_%']) ORDER BY indexname`
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          "action_items_assignee_idx",
+          "credentials_pkey",
+          "credentials_token_hash_key",
+          "credentials_user_created_idx",
+          "credentials_workspace_created_idx",
+          "meetings_owner_idx",
+          "talking_points_pkey",
+          "talking_points_subject_idx",
+          "users_created_idx",
+          "users_email_key",
+          "users_pkey",
+          "users_workspace_created_idx",
+          "workspaces_created_idx",
+          "workspaces_pkey"
+        ])
         // 0003 keeps each title folded as core folds it, and title search finds the legacy meeting by it.
         expect(yield* sql`SELECT title_folded FROM meetings WHERE id = ${legacy.meeting}`).toEqual([
           { title_folded: foldCase("ΟΔΟΣ Legacy Meeting") }

@@ -270,7 +270,19 @@ const segmentBefore = (template: string, param: string) => {
   return segments[index - 1] ?? ""
 }
 
-const paramPool = (world: World, template: string, param: string, params: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+const paramPool = (world: World, op: Operation, param: string, params: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+  const template = op.template
+  // The operator's deletes take a world of their own (World.ids.disposable).
+  if (op.method === "DELETE" && template.startsWith("/operator/")) {
+    switch (segmentBefore(template, param)) {
+      case "workspaces":
+        return world.ids.disposable.workspaces
+      case "users":
+        return world.ids.disposable.users
+      case "tokens":
+        return world.ids.disposable.tokens
+    }
+  }
   switch (segmentBefore(template, param)) {
     case "meetings":
       return world.ids.meetings
@@ -298,7 +310,7 @@ const paramsArb = (op: Operation, world: World, upper: boolean): fc.Arbitrary<Re
   pathParamNames(op).reduce<fc.Arbitrary<Record<string, string>>>(
     (acc, name) =>
       acc.chain((params) => {
-        const pool = paramPool(world, op.template, name, params)
+        const pool = paramPool(world, op, name, params)
         const value = pool.length > 0 ? pick(pool) : fc.uuid({ version: 4 })
         const cased = upper ? fc.tuple(value, fc.boolean()).map(([v, up]) => (up ? v.toUpperCase() : v)) : value
         return cased.map((v) => ({ ...params, [name]: v }))

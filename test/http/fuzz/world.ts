@@ -35,6 +35,15 @@ export interface World {
     readonly tokens: ReadonlyArray<string>
     readonly workspaces: ReadonlyArray<string>
     readonly templates: ReadonlyArray<string>
+    /**
+     * What the operator's DELETEs aim at: a workspace of their own with a user, a token and an API key, so that
+     * deleting or revoking them leaves the world above intact for the requests after.
+     */
+    readonly disposable: {
+      readonly workspaces: ReadonlyArray<string>
+      readonly users: ReadonlyArray<string>
+      readonly tokens: ReadonlyArray<string>
+    }
   }
 }
 
@@ -107,6 +116,10 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
 
   const templates = await expectStatus(api.get("/v1/meeting-templates?limit=100"), 200, "list templates")
 
+  const throwaway = await workspace(url, "PRO")
+  const doomed = await throwaway.addUser({ role: "OWNER", name: `${label} Doomed` })
+  const doomedKey = await throwaway.addApiKey()
+
   return {
     url,
     workspaceId: ws.workspaceId,
@@ -124,7 +137,12 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       },
       tokens: [owner.tokenId, cli.id as string, reader.tokenId],
       workspaces: [ws.workspaceId],
-      templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id)
+      templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
+      disposable: {
+        workspaces: [throwaway.workspaceId],
+        users: [doomed.userId],
+        tokens: [doomed.tokenId, doomedKey.id]
+      }
     }
   }
 }

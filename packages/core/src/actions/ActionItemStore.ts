@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ActionItemId, AgendaItemId, MeetingId, WorkspaceId } from "../shared/Ids.js"
+import type { ActionItemId, AgendaItemId, MeetingId, UserId, WorkspaceId } from "../shared/Ids.js"
 import type { Page, Slice } from "../shared/Pagination.js"
 import type { ActionItem, ActionItemStatus } from "./ActionItem.js"
 
@@ -18,6 +18,10 @@ export class ActionItemStore extends Context.Tag("@convene/core/ActionItemStore"
   readonly delete: (workspaceId: WorkspaceId, id: ActionItemId) => Effect.Effect<boolean>
   /** Deletes every action item of the meeting. */
   readonly deleteByMeeting: (workspaceId: WorkspaceId, meetingId: MeetingId) => Effect.Effect<void>
+  /** Deletes every action item of the workspace. */
+  readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
+  /** Sets `assigned_to_user_id` to null on every item of the workspace assigned to the user (nothing else changes). */
+  readonly unassignUser: (workspaceId: WorkspaceId, userId: UserId) => Effect.Effect<void>
   /** Sets `agenda_item_id` to null on every item that points at the agenda item (nothing else changes). */
   readonly detachAgendaItem: (workspaceId: WorkspaceId, agendaItemId: AgendaItemId) => Effect.Effect<void>
   readonly list: (workspaceId: WorkspaceId, filter: ActionItemFilter, page: Page) => Effect.Effect<Slice<ActionItem>>

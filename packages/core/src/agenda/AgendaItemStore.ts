@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { AgendaItemId, MeetingId, WorkspaceId } from "../shared/Ids.js"
+import type { AgendaItemId, MeetingId, UserId, WorkspaceId } from "../shared/Ids.js"
 import type { Page, Slice } from "../shared/Pagination.js"
 import type { AgendaItemRow, Sequence } from "./AgendaItem.js"
 
@@ -22,6 +22,15 @@ export class AgendaItemStore extends Context.Tag("@convene/core/AgendaItemStore"
   readonly delete: (workspaceId: WorkspaceId, id: AgendaItemId) => Effect.Effect<boolean>
   /** Deletes every item of the meeting with their talking points. */
   readonly deleteByMeeting: (workspaceId: WorkspaceId, meetingId: MeetingId) => Effect.Effect<void>
+  /** Deletes every item of the workspace with their talking points. */
+  readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
+  /**
+   * Takes the user out of the presenters of every item of the workspace, keeping the others in their order
+   * (nothing else changes, updated_at included).
+   */
+  readonly removePresenter: (workspaceId: WorkspaceId, userId: UserId) => Effect.Effect<void>
+  /** Deletes the subject's talking points on every item of the workspace. */
+  readonly deleteTalkingPointsOf: (workspaceId: WorkspaceId, subject: string) => Effect.Effect<void>
   readonly list: (workspaceId: WorkspaceId, filter: AgendaItemFilter, page: Page) => Effect.Effect<Slice<AgendaItemRow>>
   /** Every item of the meeting, in list order. */
   readonly listByMeeting: (workspaceId: WorkspaceId, meetingId: MeetingId) => Effect.Effect<ReadonlyArray<AgendaItemRow>>

@@ -39,6 +39,8 @@ export class IdempotencyStore extends Context.Tag("@convene/core/IdempotencyStor
   readonly complete: (pending: IdempotencyRecord, response: StoredResponse, expiresAt: DateTime.Utc) => Effect.Effect<void>
   /** Removes the claim `pending` made if it is still pending (a failed request releases its key). */
   readonly release: (pending: IdempotencyRecord) => Effect.Effect<void>
+  /** Removes every record of the given scopes (live or not), whatever its key; none given, nothing. */
+  readonly deleteByScopes: (scopes: ReadonlyArray<string>) => Effect.Effect<void>
   /** Removes every record with `expires_at <= now`; answers how many. */
   readonly purgeExpired: (now: DateTime.Utc) => Effect.Effect<number>
 }>() {}

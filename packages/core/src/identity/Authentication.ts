@@ -9,7 +9,7 @@ import { Unauthenticated } from "../shared/Errors.js"
 import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
-import { type CredentialKind, grantsOf, Principal, Scope, Scopes, tokenPrefix } from "./Identity.js"
+import { type CredentialKind, Principal, Scope, Scopes, scopesGranted, tokenPrefix } from "./Identity.js"
 import { CredentialStore } from "./IdentityStore.js"
 
 /** Kinds that are accepted as a bearer credential on resource endpoints (a refresh token is not). */
@@ -70,14 +70,13 @@ const make = Effect.gen(function*() {
       return yield* unauthenticated("revoked", "the bearer token's user no longer exists")
     }
     // A role lowered since issue takes the scopes it no longer grants away from existing tokens.
-    const granted = grantsOf(user.value.role)
     return new Principal({
       credential_id: credential.id,
       kind: credential.kind,
       workspace_id: credential.workspace_id,
       user_id: user.value.id,
       role: user.value.role,
-      scopes: credential.scopes.filter((scope) => granted.includes(scope)),
+      scopes: scopesGranted(credential.scopes, user.value.role),
       client_id: credential.client_id,
       expires_at: credential.expires_at
     }, trusted)

@@ -1,5 +1,5 @@
 /** Users, roles, scopes, credentials and the principal a credential authenticates as. */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { Email } from "../shared/Text.js"
 import { Timestamp } from "../shared/Time.js"
@@ -26,6 +26,17 @@ export const isWorkspaceScope = (scope: Scope): boolean => WorkspaceScopes.inclu
 export const grantsOf = (role: Role): ReadonlyArray<Scope> =>
   role === "MEMBER" ? Scopes.filter((scope) => !isWorkspaceScope(scope)) : Scopes
 
+/**
+ * The scopes a credential authenticates with: a user's token those of its scopes that the holder's current role
+ * grants (a role lowered since issue takes them away; raised again, gives back no more than the token was
+ * issued with); a workspace API key (no holder) all of its own.
+ */
+export const scopesGranted = (scopes: ReadonlyArray<Scope>, holderRole: Role | null): ReadonlyArray<Scope> => {
+  if (holderRole === null) return scopes
+  const granted = grantsOf(holderRole)
+  return scopes.filter((scope) => granted.includes(scope))
+}
+
 /** A user as stored. The password hash never leaves the core. */
 export class User extends Schema.Class<User>("User")({
   id: UserId,
@@ -46,6 +57,9 @@ export const CredentialKind = Schema.Literal(
   "api_key"
 ).annotations({ identifier: "CredentialKind" })
 export type CredentialKind = typeof CredentialKind.Type
+
+/** The kinds a user holds (every kind but the workspace API key, which acts as the workspace). */
+export const userCredentialKinds: ReadonlyArray<CredentialKind> = CredentialKind.literals.filter((kind) => kind !== "api_key")
 
 /** The documented plaintext prefix of each kind. Tokens are opaque to clients; the prefix is for humans and scanners. */
 export const tokenPrefix: Record<CredentialKind, string> = {
@@ -70,6 +84,14 @@ export class Credential extends Schema.Class<Credential>("Credential")({
   revoked_at: Schema.NullOr(Timestamp),
   created_at: Timestamp
 }) {}
+
+/**
+ * A credential authenticates (is live) at `at` while it is not revoked and has no expiry or expires after `at`
+ * (at its expiry instant it is expired). Stores that filter credentials by liveness (`CredentialFilter.liveAt`)
+ * apply exactly this.
+ */
+export const isLive = (credential: Pick<Credential, "revoked_at" | "expires_at">, at: DateTime.Utc): boolean =>
+  credential.revoked_at === null && (credential.expires_at === null || DateTime.greaterThan(credential.expires_at, at))
 
 /** Who is calling: what a valid credential authenticates as, for the length of one request. */
 export class Principal extends Schema.Class<Principal>("Principal")({

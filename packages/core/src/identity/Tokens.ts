@@ -5,14 +5,27 @@
 import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
 import { InsufficientScope, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
-import { CredentialId, type UserId, type WorkspaceId } from "../shared/Ids.js"
+import { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
 import { requestBody, Title } from "../shared/Text.js"
 import { now, Timestamp } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { atLeast, personalAccessTokensFrom } from "../workspaces/Plans.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
-import { Credential, type CredentialKind, grantsOf, isWorkspaceScope, type Principal, Scope, Scopes, tokenPrefix, type User } from "./Identity.js"
-import { CredentialStore } from "./IdentityStore.js"
+import {
+  Credential,
+  CredentialKind,
+  grantsOf,
+  isWorkspaceScope,
+  type Principal,
+  Scope,
+  Scopes,
+  scopesGranted,
+  tokenPrefix,
+  type User,
+  userCredentialKinds
+} from "./Identity.js"
+import { type CredentialFilter, CredentialStore, UserStore } from "./IdentityStore.js"
 import { Users } from "./Users.js"
 
 export const ExpiryDays = Schema.Literal(30, 60, 90, 180, 365)
@@ -70,6 +83,24 @@ export class TokenRecord extends Schema.Class<TokenRecord>("TokenRecord")({
   created_at: Timestamp
 }) {}
 
+/**
+ * A credential as the operator lists it: never the token nor its hash. `scopes` are those it authenticates with
+ * now (see `scopesGranted`).
+ */
+export class CredentialView extends Schema.Class<CredentialView>("CredentialView")({
+  id: CredentialId,
+  workspace_id: WorkspaceId,
+  user_id: Schema.NullOr(UserId).annotations({ description: "the user who holds it; null for a workspace API key" }),
+  kind: CredentialKind,
+  name: Schema.NullOr(Schema.String),
+  scopes: Schema.Array(Scope).annotations({
+    description: "the scopes it authenticates with now: of a user's token, those it was issued with that the user's current role grants"
+  }),
+  client_id: Schema.NullOr(Schema.String).annotations({ description: "the OAuth client it was issued to, if any" }),
+  expires_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
 export class CreateApiKey extends Schema.Class<CreateApiKey>("CreateApiKey")({
   name: Title(200)
 }, requestBody) {}
@@ -83,6 +114,7 @@ export class IssuedApiKey extends Schema.Class<IssuedApiKey>("IssuedApiKey")({
 
 const make = Effect.gen(function*() {
   const store = yield* CredentialStore
+  const userStore = yield* UserStore
   const users = yield* Users
   const workspaces = yield* Workspaces
   const crypto = yield* Crypto
@@ -229,12 +261,80 @@ const make = Effect.gen(function*() {
     yield* store.revoke(id, yield* now)
   })
 
-  return { issue, issueForCaller, issueApiKey, listForCaller, revokeForCaller } as const
+  /** Credentials as the operator sees them, with the scopes each authenticates with now. */
+  const viewsOf = (workspaceId: WorkspaceId, credentials: ReadonlyArray<Credential>) =>
+    Effect.gen(function*() {
+      const holderIds = [...new Set(credentials.flatMap((c) => (c.user_id === null ? [] : [c.user_id])))]
+      const holders = new Map((yield* userStore.getMany(workspaceId, holderIds)).map((user) => [user.id, user]))
+      return credentials.map((credential) => {
+        const holder = credential.user_id === null ? undefined : holders.get(credential.user_id)
+        return new CredentialView({
+          id: credential.id,
+          workspace_id: credential.workspace_id,
+          user_id: credential.user_id,
+          kind: credential.kind,
+          name: credential.name,
+          client_id: credential.client_id,
+          expires_at: credential.expires_at,
+          created_at: credential.created_at,
+          scopes: credential.user_id === null
+            ? credential.scopes
+            : holder === undefined
+            ? []
+            : scopesGranted(credential.scopes, holder.role)
+        }, trusted)
+      })
+    })
+
+  /** A page of the live credentials `filter` passes, newest first. */
+  const listLive = (filter: Omit<CredentialFilter, "liveAt">, request: PageRequest) =>
+    Effect.gen(function*() {
+      const page = clamp(request)
+      const slice = yield* store.list({ ...filter, liveAt: yield* now }, page)
+      return toList({ items: yield* viewsOf(filter.workspaceId, slice.items), total: slice.total }, page)
+    })
+
+  /** The live tokens every user of the workspace holds (not its API keys), newest first. */
+  const listForWorkspace = Effect.fn("Tokens.listForWorkspace")(function*(workspaceId: WorkspaceId, request: PageRequest) {
+    yield* workspaces.get(workspaceId)
+    return yield* listLive({ workspaceId, kinds: userCredentialKinds }, request)
+  })
+
+  /** The workspace's live API keys, newest first. */
+  const listApiKeys = Effect.fn("Tokens.listApiKeys")(function*(workspaceId: WorkspaceId, request: PageRequest) {
+    yield* workspaces.get(workspaceId)
+    return yield* listLive({ workspaceId, kinds: ["api_key"] }, request)
+  })
+
+  /** The user's live tokens, newest first. */
+  const listForUser = Effect.fn("Tokens.listForUser")(function*(userId: UserId, request: PageRequest) {
+    const user = yield* users.get(userId)
+    return yield* listLive({ workspaceId: user.workspace_id, userId: user.id }, request)
+  })
+
+  /**
+   * The operator revokes any credential by id, a token or an API key: it stops authenticating at once. An
+   * unknown or already revoked one is NotFound.
+   */
+  const revoke = Effect.fn("Tokens.revoke")(function*(id: CredentialId) {
+    const changed = yield* store.revoke(id, yield* now)
+    if (!changed) return yield* Effect.fail(NotFound.of("token", id))
+  })
+
+  return {
+    issue,
+    issueForCaller,
+    issueApiKey,
+    listForCaller,
+    revokeForCaller,
+    listForWorkspace,
+    listApiKeys,
+    listForUser,
+    revoke
+  } as const
 })
 
 export class Tokens extends Context.Tag("@convene/core/Tokens")<Tokens, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Tokens, never, CredentialStore | Users | Workspaces | Crypto> = Layer.effect(
-    Tokens,
-    make
-  )
+  static readonly layer: Layer.Layer<Tokens, never, CredentialStore | UserStore | Users | Workspaces | Crypto> = Layer
+    .effect(Tokens, make)
 }

@@ -21,6 +21,12 @@ export class MeetingStore extends Context.Tag("@convene/core/MeetingStore")<Meet
   readonly get: (workspaceId: WorkspaceId, id: MeetingId) => Effect.Effect<Option.Option<Meeting>>
   /** Deletes the meeting with its participants and transcript; answers whether it existed. */
   readonly delete: (workspaceId: WorkspaceId, id: MeetingId) => Effect.Effect<boolean>
+  /** Deletes every meeting of the workspace with their participants and transcripts. */
+  readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
+  /** How many meetings each of the given workspaces has (a workspace without any may be absent). */
+  readonly countByWorkspace: (workspaceIds: ReadonlyArray<WorkspaceId>) => Effect.Effect<ReadonlyMap<WorkspaceId, number>>
+  /** Sets `owner_user_id` to null on every meeting of the workspace the user owns (nothing else changes). */
+  readonly detachOwner: (workspaceId: WorkspaceId, userId: UserId) => Effect.Effect<void>
   /** A page of the meetings that pass `filter` (see MeetingFilter for what each node means), in `order`. */
   readonly list: (
     workspaceId: WorkspaceId,
@@ -46,6 +52,8 @@ export class MeetingStore extends Context.Tag("@convene/core/MeetingStore")<Meet
   ) => Effect.Effect<Option.Option<ParticipantRow>>
   readonly updateParticipant: (row: ParticipantRow) => Effect.Effect<void>
   readonly removeParticipant: (workspaceId: WorkspaceId, id: ParticipantId) => Effect.Effect<boolean>
+  /** Removes the user's participant row from every meeting of the workspace. */
+  readonly removeUserParticipants: (workspaceId: WorkspaceId, userId: UserId) => Effect.Effect<void>
 
   readonly appendTranscript: (workspaceId: WorkspaceId, segments: ReadonlyArray<TranscriptSegment>) => Effect.Effect<void>
   /** The transcript in order of offset_ms (then insertion order). */

@@ -20,3 +20,19 @@ export class Workspace extends Schema.Class<Workspace>("Workspace")({
   created_at: Timestamp,
   updated_at: Timestamp
 }) {}
+
+/** What a workspace holds, for the operator (see WorkspaceContents.counts for what each number counts). */
+export class WorkspaceCounts extends Schema.Class<WorkspaceCounts>("WorkspaceCounts")({
+  users: Schema.NonNegativeInt.annotations({ description: "users of the workspace" }),
+  meetings: Schema.NonNegativeInt.annotations({ description: "meetings of the workspace, whatever their status" }),
+  tokens: Schema.NonNegativeInt.annotations({
+    description: "tokens its users hold that authenticate now (not revoked, not expired): personal access, short-lived and OAuth tokens"
+  }),
+  api_keys: Schema.NonNegativeInt.annotations({ description: "workspace API keys that authenticate now (not revoked)" })
+}) {}
+
+/** A workspace with its counts, as the operator API shows it. */
+export class WorkspaceOverview extends Schema.Class<WorkspaceOverview>("WorkspaceOverview")({
+  ...Workspace.fields,
+  counts: WorkspaceCounts
+}) {}

@@ -1,12 +1,20 @@
 import { Context, type Effect, type Option } from "effect"
 import type { WorkspaceId } from "../shared/Ids.js"
+import type { Page, Slice } from "../shared/Pagination.js"
 import type { Workspace } from "./Workspace.js"
 
-/** Port: workspaces, and the per-period usage counters that plan allowances are measured with. */
+/**
+ * Port: workspaces, and the per-period usage counters that plan allowances are measured with. Everything other
+ * ports keep in a workspace is theirs: core deletes it before it deletes the workspace (see WorkspaceContents).
+ */
 export class WorkspaceStore extends Context.Tag("@convene/core/WorkspaceStore")<WorkspaceStore, {
   readonly insert: (workspace: Workspace) => Effect.Effect<void>
   readonly update: (workspace: Workspace) => Effect.Effect<void>
   readonly get: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>>
+  /** A page of every workspace of the installation, newest first (created_at desc, id desc). */
+  readonly list: (page: Page) => Effect.Effect<Slice<Workspace>>
+  /** Deletes the workspace with its usage counters; answers whether it existed. */
+  readonly delete: (id: WorkspaceId) => Effect.Effect<boolean>
   /**
    * Atomically adds one to the counter `(workspace, counter, period)` unless it already reached `limit`.
    * Answers whether the unit was consumed. Two racing callers can never both take the last unit.

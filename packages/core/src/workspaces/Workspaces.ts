@@ -1,12 +1,19 @@
-/** Provisioning of workspaces (the operator API) and reading them. */
+/**
+ * Provisioning of workspaces (the operator API) and reading them: create, change, list and describe them with
+ * their counts, and delete one with everything in it.
+ */
 import { Context, Effect, Layer, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
 import { orNotFound } from "../shared/Errors.js"
 import { WorkspaceId } from "../shared/Ids.js"
-import { now } from "../shared/Time.js"
-import { Plan, Workspace, WorkspaceName } from "./Workspace.js"
-import { WorkspaceStore } from "./WorkspaceStore.js"
+import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { requestBody } from "../shared/Text.js"
+import { now } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
+import { Plan, Workspace, WorkspaceCounts, WorkspaceName, WorkspaceOverview } from "./Workspace.js"
+import { WorkspaceContents } from "./WorkspaceContents.js"
+import { WorkspaceStore } from "./WorkspaceStore.js"
 
 export class CreateWorkspace extends Schema.Class<CreateWorkspace>("CreateWorkspace")({
   name: WorkspaceName,
@@ -18,12 +25,38 @@ export class UpdateWorkspace extends Schema.Class<UpdateWorkspace>("UpdateWorksp
   plan: Schema.optional(Plan)
 }, requestBody) {}
 
+const noCounts = new WorkspaceCounts({ users: 0, meetings: 0, tokens: 0, api_keys: 0 }, trusted)
+
 const make = Effect.gen(function*() {
   const store = yield* WorkspaceStore
+  const contents = yield* WorkspaceContents
+  const transactor = yield* Transactor
   const crypto = yield* Crypto
 
   const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
     return yield* store.get(id).pipe(orNotFound("workspace", id))
+  })
+
+  /** The workspaces with their counts, taken now. */
+  const withCounts = (workspaces: ReadonlyArray<Workspace>) =>
+    Effect.gen(function*() {
+      const counts = yield* contents.counts(workspaces.map((workspace) => workspace.id), yield* now)
+      return workspaces.map((workspace) =>
+        new WorkspaceOverview({ ...workspace, counts: counts.get(workspace.id) ?? noCounts }, trusted)
+      )
+    })
+
+  /** A page of every workspace of the installation with its counts, newest first. */
+  const list = Effect.fn("Workspaces.list")(function*(request: PageRequest) {
+    const page = clamp(request)
+    const slice = yield* store.list(page)
+    return toList({ items: yield* withCounts(slice.items), total: slice.total }, page)
+  })
+
+  /** The workspace with its counts. */
+  const overview = Effect.fn("Workspaces.overview")(function*(id: WorkspaceId) {
+    const [described] = yield* withCounts([yield* get(id)])
+    return described!
   })
 
   const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspace) {
@@ -53,12 +86,25 @@ const make = Effect.gen(function*() {
     return next
   })
 
-  return { get, create, update } as const
+  /**
+   * Deletes the workspace with everything in it (users, their tokens, API keys, meetings with everything on
+   * them, idempotency records, usage counters), in one transaction: every credential of it stops working at once.
+   */
+  const remove = Effect.fn("Workspaces.delete")(function*(id: WorkspaceId) {
+    yield* get(id)
+    yield* transactor.withTransaction(Effect.gen(function*() {
+      yield* contents.deleteAll(id)
+      yield* store.delete(id)
+    }))
+  })
+
+  return { get, list, overview, create, update, delete: remove } as const
 })
 
 export class Workspaces extends Context.Tag("@convene/core/Workspaces")<
   Workspaces,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer: Layer.Layer<Workspaces, never, WorkspaceStore | Crypto> = Layer.effect(Workspaces, make)
+  static readonly layer: Layer.Layer<Workspaces, never, WorkspaceStore | WorkspaceContents | Transactor | Crypto> = Layer
+    .effect(Workspaces, make)
 }

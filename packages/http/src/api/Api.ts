@@ -1,4 +1,10 @@
-/** The whole HTTP contract of Convene: every group, and the OpenAPI description generated from it. */
+/**
+ * The HTTP contract of Convene, in the two documents it is described by:
+ * - `PublicApi`: the first-party API (/v1) and the health check, described at /v1/openapi.json and /docs;
+ * - `OperatorDocumentApi`: the operator API (/operator/v1), described only to the operator, behind the
+ *   operator token (/operator/v1/openapi.json);
+ * and `Api`, both together: what the server serves and what HttpApiClient.make takes.
+ */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
@@ -9,19 +15,40 @@ import { MeetingsApi } from "./Meetings.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
 
-export class Api extends HttpApi.make("convene")
+/** The version of the contract, in both documents. */
+const version = "1.1.0"
+
+/** The first-party API: what /v1/openapi.json and /docs describe. */
+export class PublicApi extends HttpApi.make("convene")
   .add(MeetingsApi)
   .add(AgendaItemsApi)
   .add(ActionItemsApi)
   .add(IdentityApi)
-  .add(OperatorApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)
   .annotate(OpenApi.Title, "Convene: Meeting Workspace API")
-  .annotate(OpenApi.Version, "1.1.0")
+  .annotate(OpenApi.Version, version)
   .annotate(OpenApi.Description, OpenApiDoc.description)
+  .annotate(OpenApi.License, OpenApiDoc.license)
   .annotate(OpenApi.Transform, OpenApiDoc.transform)
 {}
+
+/** The operator API on its own: what /operator/v1/openapi.json describes. */
+export class OperatorDocumentApi extends HttpApi.make("convene-operator")
+  .add(OperatorApi)
+  .addError(ValidationFailed)
+  .addError(BadRequest)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
+  .annotate(OpenApi.Title, "Convene: operator API")
+  .annotate(OpenApi.Version, version)
+  .annotate(OpenApi.Description, OpenApiDoc.operatorDescription)
+  .annotate(OpenApi.License, OpenApiDoc.license)
+  .annotate(OpenApi.Transform, OpenApiDoc.transform)
+{}
+
+/** The whole contract the server serves: the first-party API and the operator API. */
+export class Api extends PublicApi.add(OperatorApi) {}

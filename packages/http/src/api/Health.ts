@@ -1,12 +1,39 @@
-/** Liveness of the host: 200 once the store is ready. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+/** The host's health: liveness (/healthz) and readiness (/readyz), for orchestrators and load balancers. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+
+/** Why the server does not take requests (503 from /readyz). */
+export class NotReady extends Schema.Class<NotReady>("NotReady")({
+  status: Schema.Literal("starting", "draining")
+}, HttpApiSchema.annotations({ status: 503 })) {}
 
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
     HttpApiEndpoint.get("health", "/healthz")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
-      .annotate(OpenApi.Description, "200 once the store is ready. No authentication.")
+      .annotate(OpenApi.Summary, "Liveness")
+      .annotate(
+        OpenApi.Description,
+        "200 `{status: \"ok\"}` while the process is up and serving HTTP, also while its store is still starting " +
+          "and while it drains. No authentication. Use it to decide whether to restart the process."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/readyz")
+      .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
+      .addError(NotReady)
+      .annotate(OpenApi.Summary, "Readiness")
+      .annotate(
+        OpenApi.Description,
+        "200 `{status: \"ready\"}` once the store is open and the API is served; 503 `{status: \"starting\"}` " +
+          "before (a PostgreSQL server not reachable yet is retried with backoff), 503 `{status: \"draining\"}` " +
+          "after SIGTERM or SIGINT, while the requests in flight finish. No authentication. Use it to decide " +
+          "whether to send traffic."
+      )
   )
   .annotate(OpenApi.Title, "Health")
+  .annotate(
+    OpenApi.Description,
+    "Liveness and readiness of the server, for orchestrators and load balancers. No authentication."
+  )
 {}

@@ -11,13 +11,24 @@ export class IdentityApi extends HttpApiGroup.make("identity")
   .add(
     HttpApiEndpoint.get("introspect", "/auth/introspect")
       .addSuccess(Introspection)
-      .annotate(OpenApi.Description, "Describes the calling token. Any valid first-party token; no scope needed.")
+      .annotate(OpenApi.Summary, "Introspect the calling token")
+      .annotate(
+        OpenApi.Description,
+        "Describes the calling token: `{active: true, token_id, kind, user_id, workspace_id, scopes, client_id, " +
+          "expires_at}`. `kind` is access_token, personal_access_token, short_lived or api_key; `scopes` are those the token " +
+          "holds now (limited by its user's current role). Any valid first-party token; no scope needed. An invalid one is 401."
+      )
   )
   .add(
     HttpApiEndpoint.get("listTokens", "/user/tokens")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(TokenList)
-      .annotate(OpenApi.Description, "The caller's live personal access tokens, newest first; never the token values.")
+      .annotate(OpenApi.Summary, "List the caller's tokens")
+      .annotate(
+        OpenApi.Description,
+        "The caller's live personal access tokens (neither expired nor revoked), newest first; never the token values. A " +
+          "workspace API key, which is no user, gets an empty list. Any valid first-party token."
+      )
   )
   .add(
     HttpApiEndpoint.post("issueToken", "/user/tokens")
@@ -25,9 +36,11 @@ export class IdentityApi extends HttpApiGroup.make("identity")
       .addSuccess(IssuedToken, { status: 201 })
       .addError(PlanGate)
       .addError(Missing)
+      .annotate(OpenApi.Summary, "Issue a personal access token")
       .annotate(
         OpenApi.Description,
-        "Issues a personal access token (PRO plan and higher; 402 otherwise) with scopes the calling token holds. The token " +
+        "Issues a personal access token (svc_pat_v1_; PRO plan and higher, 402 otherwise), valid `expiry_days` 30, 60, 90, " +
+          "180 or 365 days, with scopes the calling token holds (400 naming the others). The token " +
           "is shown once. Only a personal access token or an OAuth access token may issue one: a short-lived token (which " +
           "must not outlive itself) or a workspace API key (no user) gets 403 insufficient_scope."
       )
@@ -37,16 +50,32 @@ export class IdentityApi extends HttpApiGroup.make("identity")
       .setPath(Schema.Struct({ id: CredentialId }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Missing)
-      .annotate(OpenApi.Description, "Revokes one of the caller's tokens by id: every client using it gets 401 from then on. Another user's token is 403.")
+      .annotate(OpenApi.Summary, "Revoke one of the caller's tokens")
+      .annotate(
+        OpenApi.Description,
+        "Revokes one of the caller's personal access tokens by its id (not its value); 204 with no body. Every client using " +
+          "it gets 401 from then on. Another user's token is 403; an unknown or already revoked one is 404."
+      )
   )
   .add(
     HttpApiEndpoint.get("me", "/me")
       .addSuccess(UserView)
       .addError(Missing)
-      .annotate(OpenApi.Description, "The user behind the token (any valid user token; a workspace API key has none: 404).")
+      .annotate(OpenApi.Summary, "Get the current user")
+      .annotate(
+        OpenApi.Description,
+        "The user behind the token: `{id, email, name, workspace_id, role}`. Any valid user token; a workspace API key has " +
+          "no user (404)."
+      )
   )
   .middleware(Authenticate)
   .addError(Forbidden)
   .prefix("/v1")
   .annotate(OpenApi.Title, "Tokens")
+  .annotate(
+    OpenApi.Description,
+    "The calling credential and its user, and the caller's personal access tokens. A token is shown once, when it is " +
+      "issued; only its SHA-256 hash is stored. Personal access tokens need a paid plan (PRO and higher) and keep only the " +
+      "scopes their user's current role grants."
+  )
 {}

@@ -41,7 +41,12 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
     HttpApiEndpoint.get("list", "/meetings")
       .setUrlParams(Schema.Struct({ ...PageParams, status: Schema.optional(MeetingStatus) }))
       .addSuccess(MeetingList)
-      .annotate(OpenApi.Description, "Meetings the caller can see, newest first. Scope meetings:read.")
+      .annotate(OpenApi.Summary, "List meetings")
+      .annotate(
+        OpenApi.Description,
+        "The meetings the caller can see, newest first, optionally only those in one `status`. Workspace API keys and " +
+          "OWNER/ADMIN users see every meeting of the workspace; MEMBERs see the meetings they take part in. Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.post("create", "/meetings")
@@ -50,11 +55,14 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addError(PlanGate)
       .addError(Missing)
       .pipe(idempotent)
+      .annotate(OpenApi.Summary, "Create a meeting")
       .annotate(
         OpenApi.Description,
-        "Creates a meeting; the caller becomes its OWNER participant. `is_instant: true` starts it now (`start_time` " +
+        "Creates a meeting; the caller becomes its OWNER participant (a workspace API key, which is no user, leaves it without one). `is_instant: true` starts it now (`start_time` " +
           "is then not given). `template_id` selects a meeting template (404 when unknown) whose agenda the meeting " +
-          "starts with. FREE workspaces may create 20 meetings a calendar month (then 402). Honours Idempotency-Key. " +
+          "starts with (without it, the workspace's default template, if any). `end_time` before `start_time` is 400. FREE " +
+          "workspaces may create 20 meetings a UTC calendar month (then 402 `plan_required`; deleting meetings does not give the " +
+          "allowance back). Honours Idempotency-Key. " +
           "Scope meetings:write."
       )
   )
@@ -68,12 +76,18 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
         start_before: Schema.optional(Timestamp).annotations({ description: "start_time before this instant" })
       }))
       .addSuccess(MeetingList)
-      .annotate(OpenApi.Description, "Searches the meetings the caller can see, newest first. Scope meetings:read.")
+      .annotate(OpenApi.Summary, "Search meetings")
+      .annotate(
+        OpenApi.Description,
+        "The meetings the caller can see that match every filter given: `q` in the title (case-insensitive), `status`, and " +
+          "`start_time` at or after `start_after` and before `start_before`. Newest first. Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("upcoming", "/meetings/upcoming")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(MeetingList)
+      .annotate(OpenApi.Summary, "List upcoming meetings")
       .annotate(
         OpenApi.Description,
         "Scheduled or running meetings that are not over: with an end time, ending now or later; without one, running or " +
@@ -85,6 +99,12 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setPath(MeetingPath)
       .addSuccess(Meeting)
       .addError(Missing)
+      .annotate(OpenApi.Summary, "Get a meeting")
+      .annotate(
+        OpenApi.Description,
+        "The meeting with this id. 404 when it does not exist, belongs to another workspace, or the caller may not see it " +
+          "(a MEMBER who does not take part in it). Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.patch("update", "/meetings/:id")
@@ -93,6 +113,7 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addSuccess(Meeting)
       .addError(Missing)
       .addError(StateConflict)
+      .annotate(OpenApi.Summary, "Update a meeting")
       .annotate(
         OpenApi.Description,
         "Changes the fields given. Status changes: scheduled → in_progress | ended | cancelled; in_progress → ended | " +
@@ -110,9 +131,11 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setPath(MeetingPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Missing)
+      .annotate(OpenApi.Summary, "Delete a meeting")
       .annotate(
         OpenApi.Description,
-        "Deletes the meeting with its participants, transcript, agenda items and action items. Meeting OWNER or a workspace admin. Scope meetings:write."
+        "Deletes the meeting with its participants, transcript, agenda items and action items, in one transaction; 204 " +
+          "with no body. Meeting OWNER or a workspace admin (an EDITOR or VIEWER gets 403). Scope meetings:write."
       )
   )
   .add(
@@ -120,7 +143,12 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setPath(MeetingPath)
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/plain; charset=utf-8" })))
       .addError(Missing)
-      .annotate(OpenApi.Description, "The transcript as plain text, one `[hh:mm:ss] Speaker: text` line per segment; empty when there is none.")
+      .annotate(OpenApi.Summary, "Export a meeting's transcript")
+      .annotate(
+        OpenApi.Description,
+        "The transcript as `text/plain; charset=utf-8`, one `[hh:mm:ss] Speaker: text` line per segment (the time is the " +
+          "segment's offset in the recording); empty when there is none. Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("contacts", "/meetings/:id/contacts")
@@ -128,6 +156,12 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(ContactList)
       .addError(Missing)
+      .annotate(OpenApi.Summary, "List a meeting's contacts")
+      .annotate(
+        OpenApi.Description,
+        "The people on the meeting, one per e-mail address: users with their current name, guests by their address " +
+          "(`is_guest`). Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.get("listParticipants", "/meetings/:id/participants")
@@ -135,6 +169,11 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(ParticipantList)
       .addError(Missing)
+      .annotate(OpenApi.Summary, "List a meeting's participants")
+      .annotate(
+        OpenApi.Description,
+        "The meeting's participants, users and guests, with their role on the meeting (OWNER, EDITOR or VIEWER). Scope meetings:read."
+      )
   )
   .add(
     HttpApiEndpoint.post("addParticipants", "/meetings/:id/participants")
@@ -143,11 +182,14 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addSuccess(AddedParticipants, { status: 201 })
       .addError(Missing)
       .pipe(idempotent)
+      .annotate(OpenApi.Summary, "Add participants to a meeting")
       .annotate(
         OpenApi.Description,
-        "Adds workspace users (user_id) or guests (guest_email), exactly one per entry. Someone already on the meeting is " +
+        "Adds workspace users (user_id; a user of another workspace or none is 404) or guests (guest_email), exactly one per " +
+          "entry (400 otherwise), each as EDITOR or VIEWER. Someone already on the meeting is " +
           "a no-op for that entry: the answer lists, per entry in order, the participant as it now is. Guest e-mail " +
-          "addresses are kept trimmed and lower-cased. Honours Idempotency-Key."
+          "addresses are kept trimmed and lower-cased. Meeting OWNER or EDITOR, or a workspace admin. Honours Idempotency-Key. " +
+          "Scope meetings:write."
       )
   )
   .add(
@@ -156,7 +198,12 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Missing)
       .addError(StateConflict)
-      .annotate(OpenApi.Description, "Removes a participant; the meeting's OWNER cannot be removed (409).")
+      .annotate(OpenApi.Summary, "Remove a participant")
+      .annotate(
+        OpenApi.Description,
+        "Removes a participant, addressed by user id (a guest by its participant id); 204 with no body. The meeting's OWNER " +
+          "cannot be removed (409). Meeting OWNER or EDITOR, or a workspace admin. Scope meetings:write."
+      )
   )
   .add(
     HttpApiEndpoint.patch("changeParticipantRole", "/meetings/:id/participants/:userId/role")
@@ -165,16 +212,33 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .addSuccess(Participant)
       .addError(Missing)
       .addError(StateConflict)
-      .annotate(OpenApi.Description, "Sets the role to EDITOR or VIEWER; the OWNER's role cannot change (409).")
+      .annotate(OpenApi.Summary, "Change a participant's role")
+      .annotate(
+        OpenApi.Description,
+        "Sets the participant's role to EDITOR or VIEWER; the OWNER's role cannot change (409). Meeting OWNER or EDITOR, or " +
+          "a workspace admin. Scope meetings:write."
+      )
   )
   .add(
     HttpApiEndpoint.get("templates", "/meeting-templates")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(TemplateList)
-      .annotate(OpenApi.Description, "The built-in meeting templates. Scope meetings:read.")
+      .annotate(OpenApi.Summary, "List meeting templates")
+      .annotate(
+        OpenApi.Description,
+        "The five built-in meeting templates, with fixed ids. A meeting created with a `template_id` starts with the " +
+          "template's agenda. Scope meetings:read."
+      )
   )
   .middleware(Authenticate)
   .addError(Forbidden)
   .prefix("/v1")
   .annotate(OpenApi.Title, "Meetings")
+  .annotate(
+    OpenApi.Description,
+    "Meetings of the workspace with their participants, contacts and transcript, and the meeting templates. Workspace API " +
+      "keys and OWNER/ADMIN users see and change every meeting of the workspace; MEMBERs see the meetings they take part in " +
+      "(404 otherwise) and change them as the meeting's OWNER or an EDITOR (a VIEWER gets 403). Reading needs the scope " +
+      "meetings:read, changing meetings:write."
+  )
 {}

@@ -1,7 +1,16 @@
 /**
- * Finishing touches on the generated OpenAPI document: the API-wide rules that no single endpoint states,
- * and the removal of the platform's own decode-error shape (decode failures answer our envelope instead).
+ * Finishing touches on the generated OpenAPI documents: the API-wide rules that no single endpoint states, the
+ * license, the server of this installation, and the removal of the platform's own decode-error shape (decode
+ * failures answer our envelope instead).
  */
+import type { OpenApi } from "@effect/platform"
+
+/**
+ * The project's license, by its SPDX identifier (OpenAPI 3.1 `license.identifier`; the platform's type knows only
+ * `name` and `url`, and 3.1 allows one of `url` and `identifier`).
+ */
+const apache2 = { name: "Apache-2.0", identifier: "Apache-2.0" }
+export const license: OpenApi.OpenAPISpecLicense = apache2
 
 export const description = `
 Convene implements the Meeting Workspace API (first-party /v1) for teams that host it themselves.
@@ -46,7 +55,36 @@ a request that failed releases its key; a claim left by a crashed request frees 
 
 **Time.** Timestamps are RFC 3339 in UTC with a Z offset; request timestamps without an offset are read as UTC.
 Dates are YYYY-MM-DD.
+
+**This document.** Served at /v1/openapi.json and as a browsable reference at /docs, both entirely from this
+server (no fonts, scripts or telemetry from elsewhere). The operator API, which provisions workspaces, users and
+tokens, is described in a document of its own, served to the operator only.
 `.trim()
+
+export const operatorDescription = `
+The operator API administers this installation: workspaces and their plans, users, their tokens and the
+workspaces' API keys. It is for the people who run the server, not for the users of the first-party API
+(\`/v1/openapi.json\` describes that one).
+
+**On and off.** The operator API is on only when \`CONVENE_OPERATOR_TOKEN\` is set (at least 32 characters).
+When it is off, every /operator path, this document included, answers 404 as if it did not exist.
+
+**Authentication.** Every path takes \`Authorization: Bearer $CONVENE_OPERATOR_TOKEN\` (compared in constant
+time): 401 \`unauthorized\` without it, 401 \`invalid_token\` with another value. The token guards every
+workspace: keep it out of shell histories, and keep /operator off the public network (paths are matched
+exactly, so a reverse-proxy rule on the /operator/ prefix cannot be bypassed).
+
+**Requests and errors.** As on the first-party API: JSON bodies of at most 1 MiB sent as
+\`application/json\` (415 otherwise), unknown fields refused (400 \`validation_error\` naming them), every failure
+in the envelope \`{error, code, request_id, message}\` with the request id also in the \`X-Request-Id\` header,
+lists as \`{items, total, limit, offset}\` (limit 20 by default, at most 100), timestamps in RFC 3339 UTC.
+`.trim()
+
+/** The document as this installation serves it: its base URL (CONVENE_BASE_URL) as the one server. */
+export const forInstallation = (spec: OpenApi.OpenAPISpec, baseUrl: string): OpenApi.OpenAPISpec => ({
+  ...spec,
+  servers: [{ url: baseUrl, description: "this installation (CONVENE_BASE_URL)" }]
+})
 
 const dropped = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 

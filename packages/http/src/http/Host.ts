@@ -16,6 +16,7 @@ import { envelope } from "../api/Errors.js"
 import { CurrentRequestId } from "../api/RequestId.js"
 import { type BodyProblem, BufferedRequest, maxBodyBytes, readJson } from "./Body.js"
 import { BodyRejected, CurrentRoute, JsonBody, type ReadBody } from "./RequestContext.js"
+import { RequestLog } from "./RequestLog.js"
 import { isCanonical, type Routes } from "./Routes.js"
 import { validationErrorOf } from "./Validation.js"
 
@@ -93,6 +94,11 @@ export const hostMiddleware = (routes: Routes) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)
     const route = isCanonical(path) ? routes.find(request.method, path) : undefined
+    const log = yield* Effect.serviceOption(RequestLog)
+    if (Option.isSome(log)) {
+      log.value.requestId = requestId
+      log.value.route = route?.path
+    }
     if (route === undefined) {
       const allowed = isCanonical(path) ? routes.allowed(path) : []
       return allowed.length === 0
@@ -148,7 +154,10 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       if (Option.isSome(rejected) && rejected.value instanceof BodyRejected) {
         return failure(rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
       }
-      yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
+      // The access line carries the cause (Lifecycle.ts); a host without one logs it here.
+      const log = yield* Effect.serviceOption(RequestLog)
+      if (Option.isSome(log)) log.value.cause = cause
+      else yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
       return failure(500, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId)
     })
   )

@@ -21,6 +21,7 @@ import {
 } from "@convene/core"
 import { Effect, Either, Option, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse } from "../api/Errors.js"
+import { recordIdempotency } from "./Metrics.js"
 import { CurrentRoute, JsonBody } from "./RequestContext.js"
 import { authenticateRequest, PreAuthenticated } from "./Security.js"
 
@@ -52,10 +53,13 @@ const respond = <A, I>(schema: Schema.Schema<A, I>, status: number, error: A) =>
 const refusal = (error: KeyFailure) => {
   switch (error._tag) {
     case "IdempotencyKeyInvalid":
+      recordIdempotency("key_invalid")
       return respond(InvalidIdempotencyKey, 400, error)
     case "IdempotencyConflict":
+      recordIdempotency("in_flight")
       return respond(InFlight, 409, error)
     case "IdempotencyKeyReuse":
+      recordIdempotency("key_reused")
       return respond(KeyReuse, 422, error)
   }
 }
@@ -84,6 +88,9 @@ export const middleware = Effect.gen(function*() {
         app.pipe(Effect.map(stored), Effect.locally(PreAuthenticated, principal))
       ).pipe(Effect.catchIf(isKeyFailure, refusal))
       if (HttpServerResponse.isServerResponse(outcome)) return outcome
+      recordIdempotency(
+        outcome.replayed ? "replayed" : outcome.response.status >= 200 && outcome.response.status < 300 ? "stored" : "not_stored"
+      )
       return HttpServerResponse.text(outcome.response.body, {
         status: outcome.response.status,
         contentType: "application/json",

@@ -9,9 +9,21 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
     const users = yield* Users
     const tokens = yield* Tokens
     return handlers
+      .handle("listWorkspaces", ({ urlParams }) => workspaces.list(urlParams))
       .handle("createWorkspace", ({ payload }) => workspaces.create(payload))
+      .handle("getWorkspace", ({ path }) => workspaces.overview(path.id))
       .handle("updateWorkspace", ({ path, payload }) => workspaces.update(path.id, payload))
+      .handle("deleteWorkspace", ({ path }) => workspaces.delete(path.id))
+      .handle("listWorkspaceUsers", ({ path, urlParams }) => users.list({ workspaceId: path.id }, urlParams))
       .handle("createUser", ({ path, payload }) => Effect.map(users.create(path.id, payload), UserView.of))
+      .handle("listUsers", ({ urlParams: { email, ...page } }) => users.list({ email }, page))
+      .handle("getUser", ({ path }) => Effect.map(users.get(path.id), UserView.of))
+      .handle("updateUser", ({ path, payload }) => Effect.map(users.update(path.id, payload), UserView.of))
+      .handle("deleteUser", ({ path }) => users.delete(path.id))
+      .handle("listUserTokens", ({ path, urlParams }) => tokens.listForUser(path.id, urlParams))
       .handle("issueToken", ({ path, payload }) => tokens.issue(path.id, payload))
+      .handle("listWorkspaceTokens", ({ path, urlParams }) => tokens.listForWorkspace(path.id, urlParams))
+      .handle("listApiKeys", ({ path, urlParams }) => tokens.listApiKeys(path.id, urlParams))
       .handle("createApiKey", ({ path, payload }) => tokens.issueApiKey(path.id, payload))
+      .handle("revokeToken", ({ path }) => tokens.revoke(path.id))
   }))

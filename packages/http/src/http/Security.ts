@@ -7,6 +7,17 @@ import { Authentication, Crypto, NotFound, type Principal, Unauthenticated } fro
 import { type Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { Authenticate, CurrentPrincipal, OperatorAuth } from "../api/Security.js"
 import type { HostConfig } from "../Config.js"
+import { RequestLog } from "./RequestLog.js"
+
+/** Who called, for the access line (never the token itself). */
+const noteCaller = (principal: Principal) =>
+  Effect.map(Effect.serviceOption(RequestLog), (log) => {
+    if (Option.isNone(log)) return principal
+    log.value.credentialKind = principal.kind
+    log.value.credentialId = principal.credential_id
+    log.value.workspaceId = principal.workspace_id
+    return principal
+  })
 
 /** The token of an `Authorization: Bearer <token>` header; none when the header is absent or of another scheme. */
 export const bearerToken = (request: HttpServerRequest.HttpServerRequest): Option.Option<string> => {
@@ -36,7 +47,9 @@ export const AuthenticateLive = Layer.effect(
         Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
           Option.isSome(known)
             ? Effect.succeed(known.value)
-            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticateRequest(authentication, request)))
+            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticateRequest(authentication, request))).pipe(
+              Effect.flatMap(noteCaller)
+            )
     }
   })
 )
@@ -68,6 +81,8 @@ export const OperatorAuthLive = (config: HostConfig) =>
             if (!crypto.timingSafeEqual(token.value, Redacted.value(config.operatorToken.value))) {
               return yield* Effect.fail(new Unauthenticated({ reason: "unknown", message: "the operator token is not valid" }))
             }
+            const log = yield* Effect.serviceOption(RequestLog)
+            if (Option.isSome(log)) log.value.credentialKind = "operator"
           })
       }
     })

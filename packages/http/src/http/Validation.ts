@@ -5,7 +5,8 @@
  *
  * The platform reports a union (an optional or nullable field, a set of literals) as one issue per member;
  * the members "undefined" and "null" say only that the field may be absent, so they are dropped when the
- * field has other issues, and literal members are gathered into "one of ...".
+ * field has other issues, and literal members (strings, numbers, booleans) are gathered into "must be one of
+ * ...", every allowed value listed in the order the schema declares them.
  */
 import type { HttpApiError } from "@effect/platform"
 import { ValidationError } from "@convene/core"
@@ -23,9 +24,12 @@ export const fieldOf = (path: ReadonlyArray<PropertyKey>): string => {
 
 const expectedPattern = /^Expected (.+?), actual ([\s\S]*)$/
 
+/** A literal value as the schemas print it: a JSON string, a number or a boolean. */
+const literalPattern = /^(?:"[^"]*"|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false)$/
+
 /** What the schema expected, in the API's words (`actual` is the value sent, as JSON, which is never echoed). */
 const describeExpected = (expected: string, actual: string): string => {
-  if (/^"[^"]*"$/.test(expected)) return `must be ${expected}`
+  if (literalPattern.test(expected)) return `must be ${expected}`
   switch (expected) {
     case "string":
       // A query parameter given twice arrives as a list.
@@ -67,7 +71,7 @@ const describeField = (issues: ReadonlyArray<Issue>): string => {
   const literals = kept.flatMap((issue) => {
     const match = issue._tag === "Type" ? expectedPattern.exec(issue.message) : null
     const expected = match?.[1]
-    return expected !== undefined && /^"[^"]*"$/.test(expected) ? [expected] : []
+    return expected !== undefined && literalPattern.test(expected) ? [expected] : []
   })
   if (literals.length > 1 && literals.length === kept.length) return `must be one of ${literals.join(", ")}`
   return [...new Set(kept.map(messageOf))].join("; ")

@@ -1,6 +1,6 @@
 /** Helpers shared by the store modules: rows of domain records, error mapping at the adapter edge, pages. */
 import type { Pagination } from "@convene/core"
-import { DuplicateKey, Timestamp, trusted } from "@convene/core"
+import { DuplicateKey, Timestamp, trusted, WorkspaceId } from "@convene/core"
 import { type SqlClient, SqlError, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Option, type ParseResult, Schema, SchemaAST } from "effect"
 
@@ -166,3 +166,13 @@ export const page = <A, I, R>(
     const counted = yield* sql<{ readonly total: number }>`SELECT count(*)::int AS total ${options.from}`
     return { items, total: counted[0]?.total ?? 0 }
   })
+
+const CountRow = Schema.Struct({ workspace_id: WorkspaceId, count: Schema.Int })
+
+/** Per-workspace counts from a statement answering `workspace_id, count` rows (a workspace without any absent). */
+export const countsOf = (
+  statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+): Effect.Effect<ReadonlyMap<WorkspaceId, number>> =>
+  orDie(Effect.flatMap(statement, Schema.decodeUnknown(Schema.Array(CountRow)))).pipe(
+    Effect.map((rows) => new Map(rows.map((row) => [row.workspace_id, row.count])))
+  )

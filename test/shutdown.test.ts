@@ -1,0 +1,216 @@
+/**
+ * Stopping and starting the compiled server as a process, as systemd, Docker or a terminal do: SIGTERM under
+ * load answers every request in flight and exits 0 within the drain time; a second signal exits at once and
+ * leaves no lock file; a PostgreSQL server that is not up yet is waited for; a missing database is a plain
+ * fatal line without the password.
+ */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import * as Fs from "node:fs"
+import { request as httpRequest } from "node:http"
+import { connect, createServer, type Socket } from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { describe, expect, it } from "vitest"
+import { freePort, serverMain, startServerProcess } from "./support/process.js"
+import { provision } from "./support/server.js"
+
+const pgUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** Spawns the server and collects its output; `exited` resolves with the exit code. */
+const spawnServer = (env: Record<string, string>) => {
+  const child = spawn(process.execPath, [serverMain], {
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", CONVENE_LOG_FORMAT: "json", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  const exited = once(child, "exit").then(([code]) => code as number | null)
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+const waitFor = async (condition: () => Promise<boolean> | boolean, what: string, ms = 30_000) => {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** One POST on its own connection; resolves with the status, or the error code when no answer came. */
+const post = (url: string, path: string, token: string, body: string) =>
+  new Promise<number | string>((resolve) => {
+    const request = httpRequest(`${url}${path}`, {
+      method: "POST",
+      agent: false,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+    }, (response) => {
+      response.resume()
+      response.on("end", () => resolve(response.statusCode ?? 0))
+    })
+    request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+    // Half of the body now, the rest a little later: the request is in flight when the signal comes.
+    request.write(body.slice(0, 5))
+    setTimeout(() => request.end(body.slice(5)), 300)
+  })
+
+describe("SIGTERM", () => {
+  it("answers every request in flight under load and exits 0 within the drain time", async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-shutdown-"))
+    const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "5000" })
+    try {
+      const { token } = await provision(server.url)
+      const body = JSON.stringify({ title: "In flight" })
+      // 40 requests in flight, then SIGTERM.
+      const inFlight = Array.from({ length: 40 }, () => post(server.url, "/v1/meetings", token, body))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const signalled = Date.now()
+      server.child.kill("SIGTERM")
+      const statuses = await Promise.all(inFlight)
+      expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([])
+      expect(statuses.filter((status) => status === 201).length).toBeGreaterThan(0)
+      const [code] = await once(server.child, "exit")
+      expect(code).toBe(0)
+      expect(Date.now() - signalled).toBeLessThan(5_000 + 3_000)
+      expect(server.output()).toContain("drained")
+      expect(Fs.existsSync(Path.join(dataDir, "convene.lock"))).toBe(false)
+    } finally {
+      await server.kill()
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("exits at once on a second signal, without leaving the data directory locked", async () => {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-second-signal-"))
+    const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "60000" })
+    let socket: Socket | undefined
+    try {
+      // A request that never completes keeps the drain waiting for its full minute.
+      socket = connect(Number(new URL(server.url).port), "127.0.0.1")
+      await once(socket, "connect")
+      socket.on("error", () => {})
+      socket.write("POST /v1/meetings HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{")
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      server.child.kill("SIGTERM")
+      await waitFor(() => server.output().includes("shutting down"), "the drain to start")
+      const signalled = Date.now()
+      server.child.kill("SIGTERM")
+      const [code] = await once(server.child, "exit")
+      expect(code).toBe(1)
+      expect(Date.now() - signalled).toBeLessThan(2_000)
+      expect(server.output()).toContain("exiting now")
+      expect(Fs.existsSync(Path.join(dataDir, "convene.lock"))).toBe(false)
+    } finally {
+      socket?.destroy()
+      await server.kill()
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("starting", () => {
+  it("says what it is on one line: version, address, store without credentials, operator API", async () => {
+    const dataDir = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-first-start-")), "data")
+    const port = await freePort()
+    const run = spawnServer({ PORT: String(port), CONVENE_DATA_DIR: dataDir })
+    try {
+      await waitFor(() => run.stdout().includes("ready"), "ready", 60_000)
+      const lines = run.stdout().trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines.find((line) => String(line.msg).startsWith("creating the embedded database"))?.msg)
+        .toContain(dataDir)
+      const started = lines.find((line) => String(line.msg).startsWith("Convene "))
+      expect(started).toMatchObject({
+        level: "info",
+        address: `http://127.0.0.1:${port}`,
+        store: `embedded PostgreSQL in ${dataDir}`,
+        operator_api: "off"
+      })
+      expect(String(started!.msg)).toMatch(/^Convene \d+\.\d+\.\d+ listening$/)
+    } finally {
+      run.child.kill("SIGTERM")
+      expect(await run.exited).toBe(0)
+    }
+    // The second start finds the database and says nothing of creating it.
+    const again = spawnServer({ PORT: String(port), CONVENE_DATA_DIR: dataDir })
+    await waitFor(() => again.stdout().includes("ready"), "ready", 60_000)
+    again.child.kill("SIGINT")
+    expect(await again.exited).toBe(0)
+    expect(again.stdout()).not.toContain("creating the embedded database")
+    expect(again.stderr()).toBe("")
+  })
+
+  it("waits for a PostgreSQL server that is not up yet: live at once, ready once it is reachable", async () => {
+    // A TCP relay on a free port that starts forwarding to the real server only when the test says so.
+    const relayPort = await freePort()
+    const target = new URL(pgUrl)
+    const relay = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname)
+      client.pipe(upstream).pipe(client)
+      client.on("error", () => upstream.destroy())
+      upstream.on("error", () => client.destroy())
+    })
+    const url = new URL(pgUrl)
+    url.port = String(relayPort)
+    url.password = "hunter2-secret"
+    const port = await freePort()
+    const run = spawnServer({ PORT: String(port), DATABASE_URL: url.toString() })
+    try {
+      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false), "liveness")
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503)
+      await waitFor(() => run.stdout().includes("not reachable yet"), "a retry line")
+      relay.listen(relayPort, "127.0.0.1")
+      await waitFor(
+        () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false),
+        "readiness",
+        40_000
+      )
+      const retry = run.stdout().split("\n").find((line) => line.includes("not reachable yet"))!
+      expect(JSON.parse(retry)).toMatchObject({ level: "warn", attempt: 1 })
+      expect(retry).toContain(`127.0.0.1:${relayPort}/`)
+      expect(run.stdout() + run.stderr()).not.toContain("hunter2-secret")
+    } finally {
+      run.child.kill("SIGTERM")
+      await run.exited
+      relay.close()
+    }
+  })
+
+  it("stops with one plain line naming DATABASE_URL when the database does not exist, without the password", async () => {
+    const url = new URL(pgUrl)
+    url.pathname = "/convene_no_such_database"
+    url.password = "hunter2-secret"
+    const run = spawnServer({ PORT: String(await freePort()), DATABASE_URL: url.toString() })
+    expect(await run.exited).toBe(1)
+    expect(run.stderr().trim()).toBe(
+      `Convene cannot start: the database named in DATABASE_URL does not exist on PostgreSQL at ${url.host}/convene_no_such_database; create it first`
+    )
+    expect(run.stdout() + run.stderr()).not.toContain("hunter2-secret")
+    expect(run.stderr()).not.toContain("node_modules")
+  })
+})
+
+describe("pnpm start", () => {
+  it("stops cleanly on Ctrl-C (SIGINT to the whole process group), exit 0 and no error printed", async () => {
+    const port = await freePort()
+    const root = Path.resolve(import.meta.dirname, "..")
+    // A terminal sends SIGINT to every process of the foreground group: pnpm, its shell and the server.
+    const child = spawn("pnpm", ["start"], {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, PORT: String(port), CONVENE_STORE: "memory", CONVENE_LOG_FORMAT: "pretty" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = once(child, "exit")
+    await waitFor(() => output.includes("ready"), "ready", 60_000)
+    process.kill(-child.pid!, "SIGINT")
+    const [code, signal] = await exited
+    expect([code, signal]).toEqual([0, null])
+    expect(output).toContain("stopped")
+    expect(output).not.toMatch(/ELIFECYCLE|Error|failed/i)
+  })
+})
