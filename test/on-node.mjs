@@ -39,6 +39,8 @@ const run = spawnSync(
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=node_modules/.cache/vitest-report-node${major}.json`,
+    // The in-memory and PostgreSQL projects; the HTTP suites on PGlite run once, on the machine's Node.
+    "--project=all",
     ...targets
   ],
   { cwd: root, stdio: "inherit", env: { ...process.env, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` } }

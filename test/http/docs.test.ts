@@ -19,8 +19,9 @@ const chromiumPath = (): string => {
   }
 }
 
-// The store plays no part in the reference page: one run, in the suite on the in-memory store, is enough.
-describe.skipIf(process.env.CONVENE_TEST_STORE === "pglite")("/docs in a browser", () => {
+// The store plays no part in the reference page: it runs once, in the suite on the in-memory store
+// (test/vitest.config.ts leaves it out of the PGlite project).
+describe("/docs in a browser", () => {
   const server = useServer()
   let browser: Browser | undefined
 

@@ -8,7 +8,7 @@ import type { StorePorts } from "@convene/core"
 import { ConveneWith, defaultLimits, type HostConfig, type ServerLimits } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
-import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { pgliteDataDir } from "../../packages/store-pg/test/fixtures.js"
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789-abcdef"
@@ -48,7 +48,11 @@ export const startServer = async (options: {
     limits: { ...defaultLimits, ...options.limits }
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
-  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer))
+  // The servers' own log lines (startup, access, shutdown) are tested in test/http/observability.test.ts and
+  // lifecycle.test.ts; here they would only bury the test output.
+  const runtime = ManagedRuntime.make(
+    ConveneWith(config, options.store ?? fallback!.layer).pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
+  )
   const server = await runtime.runPromise(HttpServer.HttpServer)
   const address = server.address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")

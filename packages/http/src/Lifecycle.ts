@@ -7,9 +7,11 @@
  *   everything else 503 `service_unavailable` with Retry-After.
  * - `ready`: every request goes to the API.
  * - `draining`: the server stopped accepting connections. Requests already received are served to the end, and
- *   the connections they came on are closed after their answers (`Connection: close`); `/readyz` is 503. What
- *   is still running when the drain time is up is answered 503 `service_unavailable` (its transaction, if any,
- *   is rolled back), and what is left of the connections is closed.
+ *   the connections they came on are closed after their answers (`Connection: close`); `/readyz` is 503. Idle
+ *   keep-alive connections are closed after a short grace (500 ms, or a quarter of a shorter drain time), so
+ *   that a request already on its way is served rather than met with a reset. What is still running when the
+ *   drain time is up is answered 503 `service_unavailable` (its transaction, if any, is rolled back), and what
+ *   is left of the connections is closed.
  *
  * The API is built later than the socket, so it is served through a stand-in `HttpServer` (`apiServer`) that
  * hands the app to the gate instead of to Node: the API's layers (ServeLive) are the same whether they run
@@ -17,8 +19,9 @@
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Crypto } from "@convene/core"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, LogLevel, Option, Redacted } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
 import type { Server } from "node:http"
+import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
 import { envelope } from "./api/Errors.js"
 import { recordRequest } from "./http/Metrics.js"
@@ -40,15 +43,8 @@ class Gate {
   app: App | undefined = undefined
   /** The requests the API is working on, each in a fiber of its own, so that a drain can cut them off. */
   readonly running = new Set<Fiber.RuntimeFiber<Response, unknown>>()
-  /** Completed when the last running request ends during a drain. */
-  readonly idle = Deferred.unsafeMake<void>(FiberId.none)
   /** Set once the drain time is up: what is still running is answered 503. */
   cutOff = false
-
-  finished(fiber: Fiber.RuntimeFiber<Response, unknown>) {
-    this.running.delete(fiber)
-    if (this.phase === "draining" && this.running.size === 0) Deferred.unsafeDone(this.idle, Exit.void)
-  }
 }
 
 const unavailable = (text: string, requestId: string, headers: Record<string, string>): Response =>
@@ -98,7 +94,7 @@ const answer = (gate: Gate, app: App) =>
     // built the server, which are not), so that the drain can cut it off.
     const fiber = yield* Effect.fork(Effect.interruptible(app))
     gate.running.add(fiber)
-    fiber.addObserver(() => gate.finished(fiber))
+    fiber.addObserver(() => gate.running.delete(fiber))
     // Joining (not awaiting) brings the fiber's FiberRefs back, such as the pre-response handlers it added.
     const exit = yield* Effect.exit(Fiber.join(fiber))
     if (Exit.isSuccess(exit)) return gate.phase === "draining" ? closing(exit.value) : exit.value
@@ -233,11 +229,19 @@ export const layer = (
     )
   }))
 
-const closeServer = (server: Server) =>
+/**
+ * Stops listening; completes once every connection has ended. (net.Server's close, not http.Server's: that one
+ * also closes the idle connections at once, and an accepted connection whose request has not been read yet
+ * counts as idle, so its client would see a reset. The drain closes idle connections itself, after a grace.)
+ */
+const stopListening = (server: Server) =>
   Effect.async<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
-    server.close(() => resume(Effect.void))
+    Net.Server.prototype.close.call(server, () => resume(Effect.void))
   })
+
+/** How long a drain leaves idle connections open, for requests already on their way to arrive. */
+const grace = (timeout: Duration.Duration) => Duration.min(Duration.millis(500), Duration.times(timeout, 0.25))
 
 /**
  * When its scope closes (before the API's and the store's, which it is built after): stop accepting, let what
@@ -257,19 +261,22 @@ const drain = (gate: Gate, server: Server, timeout: Duration.Duration): Effect.E
   Effect.gen(function*() {
     const started = Date.now()
     gate.phase = "draining"
-    const inFlight = gate.running.size
     yield* Effect.logInfo("shutting down: no new connections; finishing the requests in flight").pipe(
-      Effect.annotateLogs({ in_flight: inFlight, drain_timeout_ms: Duration.toMillis(timeout) })
+      Effect.annotateLogs({ in_flight: gate.running.size, drain_timeout_ms: Duration.toMillis(timeout) })
     )
-    // Stop listening now; `closed` completes once every connection has ended.
-    const closed = yield* Effect.fork(closeServer(server))
+    const closed = yield* Effect.fork(stopListening(server))
+    // Requests already sent on open connections still arrive during the grace, and are served (their answers
+    // close their connections); then the idle connections are closed.
+    yield* Effect.sleep(grace(timeout))
     server.closeIdleConnections()
-    if (gate.running.size === 0) Deferred.unsafeDone(gate.idle, Exit.void)
-    const drained = yield* Deferred.await(gate.idle).pipe(Effect.timeoutTo({
-      duration: timeout,
-      onSuccess: () => true,
-      onTimeout: () => false
-    }))
+    const drained = yield* Effect.suspend(() => Effect.succeed(gate.running.size === 0)).pipe(
+      Effect.repeat({ until: (idle) => idle, schedule: Schedule.spaced("20 millis") }),
+      Effect.timeoutTo({
+        duration: Duration.subtract(timeout, grace(timeout)),
+        onSuccess: () => true,
+        onTimeout: () => false
+      })
+    )
     const cut = gate.running.size
     if (!drained) {
       gate.cutOff = true

@@ -58,7 +58,9 @@ export const jsonLogger = Logger.make<unknown, string>(({ annotations, cause, da
 
 /** `hh:mm:ss.mmm LEVEL msg key=value ...`, then the cause of an error on the lines below. */
 export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, date, logLevel, message }) => {
-  const fields = [...annotations].map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+  const fields = [...annotations].map(([key, value]) =>
+    `${key}=${typeof value === "string" && /^[^\s"=]*$/.test(value) ? value : JSON.stringify(value)}`
+  )
   const head = [date.toISOString().slice(11, 23), levelName(logLevel).toUpperCase().padEnd(5), textOf(message), ...fields]
     .join(" ")
   return Cause.isEmpty(cause) ? head : `${head}\n${Cause.pretty(cause, { renderErrorCause: true })}`

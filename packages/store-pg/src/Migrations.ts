@@ -241,6 +241,12 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
 
 const runMigrator = Migrator.make({})
 
+/** Every migration as the Migrator resolves it: `[id, name]`, in order. */
+export const all: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError> = Effect.map(
+  Migrator.fromRecord(migrations),
+  (resolved) => resolved.map(([id, name]) => [id, name] as const)
+)
+
 /**
  * Brings the schema up to date; safe to run from several processes at once. Answers the migrations this call
  * ran (none when another runner did them).
@@ -263,3 +269,22 @@ export const run: Effect.Effect<
   }))
   return yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
 }).pipe(Effect.withSpan("PgMigrations.run"))
+
+/**
+ * The migrations `run` would apply now, without applying any (and without creating the migrations table): as
+ * the Migrator decides, those numbered after the latest one recorded; every one on a database never migrated.
+ * Only reads, so it may run beside a server that is migrating.
+ */
+export const pending: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const every = yield* all
+  const [found] = yield* sql<{ readonly present: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS present`
+  if (found?.present !== true) return every
+  const [latest] = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM ${sql(table)}
+    ORDER BY migration_id DESC LIMIT 1`
+  return every.filter(([id]) => id > (latest?.migration_id ?? 0))
+}).pipe(Effect.withSpan("PgMigrations.pending"))

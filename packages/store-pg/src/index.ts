@@ -5,6 +5,8 @@
  *   ports. One set of SQL serves both drivers below.
  * - `layerPg` / `layerPgConfig` run it on a PostgreSQL server (@effect/sql-pg).
  * - `layerPglite` / `layerPgliteConfig` run it on PGlite, embedded in the process on a locked data directory.
+ * - `clientPg` and `PgliteClient.layer` are the clients alone, without the ports and without migrating, for tools
+ *   that look before they change anything (`convene migrate --check`: `Migrations.pending`).
  */
 import type { StorePorts } from "@convene/core"
 import type { SqlClient, SqlError } from "@effect/sql"
@@ -63,15 +65,22 @@ export interface PgOptions {
   readonly applicationName?: string | undefined
 }
 
+/**
+ * The `SqlClient` (and @effect/sql-pg's `PgClient`) on a PostgreSQL server, alone: no ports, no migration. For
+ * tools that look at the schema before anything changes it (`Migrations.pending`, then `Migrations.run`).
+ */
+export const clientPg = (options: PgOptions): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
+  PgClient.layer({
+    url: options.url,
+    maxConnections: options.maxConnections,
+    applicationName: options.applicationName ?? "convene"
+  })
+
 /** The ports on a PostgreSQL server, with the `SqlClient` (and @effect/sql-pg's `PgClient`) they use. */
 export const layerPg = (
   options: PgOptions
 ): Layer.Layer<StorePorts | SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
-  layer.pipe(Layer.provideMerge(PgClient.layer({
-    url: options.url,
-    maxConnections: options.maxConnections,
-    applicationName: options.applicationName ?? "convene"
-  })))
+  layer.pipe(Layer.provideMerge(clientPg(options)))
 
 /** `layerPg` with the URL from the DATABASE_URL environment variable (through effect's `Config`). */
 export const layerPgConfig: Layer.Layer<

@@ -117,6 +117,40 @@ describe("Migrations on PGlite", () => {
     }), 60_000)
 })
 
+// --- Migrations.pending: what `run` would apply, read without applying anything ----------------------------------
+
+const migrationsTableExists = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(
+    sql<{ present: boolean }>`SELECT to_regclass(${Migrations.table}) IS NOT NULL AS present`,
+    ([row]) => row?.present === true
+  ))
+
+/** A fresh database: every migration pending and nothing created; after 0001 alone, the rest; after `run`, none. */
+const pendingThenRun = Effect.gen(function*() {
+  expect(yield* Migrations.pending).toEqual(allMigrations)
+  expect(yield* migrationsTableExists).toBe(false)
+  expect(yield* Migrations.pending).toEqual(allMigrations)
+
+  const first = Object.fromEntries(Object.entries(Migrations.migrations).filter(([key]) => key === "0001_init"))
+  yield* Migrator.make({})({ loader: Migrator.fromRecord(first), table: Migrations.table })
+  expect(yield* Migrations.pending).toEqual(allMigrations.slice(1))
+  expect(yield* Migrations.run).toEqual(allMigrations.slice(1))
+  expect(yield* Migrations.pending).toEqual([])
+  expect(yield* migrationRows).toEqual(allMigrations.map(([migration_id, name]) => ({ migration_id, name })))
+})
+
+describe("Migrations.pending", () => {
+  it.scoped("on the PostgreSQL server: reads what is pending and applies nothing", () =>
+    Effect.flatMap(serverDatabase, (url) => withServerClient(url, pendingThenRun)), 60_000)
+
+  it.scoped("on PGlite: reads what is pending and applies nothing", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* pgliteDataDir
+      yield* Effect.scoped(Effect.flatMap(Layer.build(PgliteClient.layer({ dataDir })), (context) =>
+        Effect.provide(pendingThenRun, context)))
+    }), 60_000)
+})
+
 // --- 0002_rules_in_core: a database of 0001 with data, upgraded; then the foreign keys it leaves ----------------
 
 const T0 = DateTime.unsafeMake("2026-03-02T09:00:00.000Z")

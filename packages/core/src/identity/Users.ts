@@ -8,7 +8,7 @@ import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, orNotFound } from "../shared/Errors.js"
 import { UserId, WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { Email, requestBody, Title } from "../shared/Text.js"
+import { Email, requestBody, Text, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Workspaces } from "../workspaces/Workspaces.js"
@@ -16,8 +16,8 @@ import { type Principal, Role, User } from "./Identity.js"
 import { IdentityReferences } from "./IdentityReferences.js"
 import { CredentialStore, UserStore } from "./IdentityStore.js"
 
-/** A password as the API takes it: 8 to 1024 characters, stored only as a scrypt hash. */
-export const Password = Schema.String.pipe(
+/** A password as the API takes it: 8 to 1024 characters of Text (no U+0000, no lone surrogate, which would hash as U+FFFD), stored only as a scrypt hash. */
+export const Password = Text.pipe(
   Schema.minLength(8, { message: () => "must be at least 8 characters" }),
   Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })
 )

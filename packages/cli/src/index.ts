@@ -1,0 +1,2 @@
+/** @convene/cli: the `convene` command (see README, "Command line"). */
+export { ExitCode } from "./Failure.js"

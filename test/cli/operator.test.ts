@@ -1,0 +1,218 @@
+/**
+ * `convene workspaces | users | tokens | api-keys` end to end: the compiled CLI against the compiled server (a
+ * real process on a free port, in-memory store), as an operator's shell runs them. One server for the file;
+ * commands that do not depend on each other run side by side.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort, type ServerProcess, startServerProcess } from "../support/process.js"
+import { client, OPERATOR_TOKEN } from "../support/server.js"
+import { convene, type Run } from "./support.js"
+
+let server: ServerProcess
+/** Every output of the file, to check that the operator token never appears in one. */
+const outputs: Array<Run> = []
+
+const cli = async (args: ReadonlyArray<string>, options: { readonly env?: Record<string, string>; readonly input?: string } = {}) => {
+  const run = await convene(args, { ...options, env: { CONVENE_URL: server.url, CONVENE_OPERATOR_TOKEN: OPERATOR_TOKEN, ...options.env } })
+  outputs.push(run)
+  return run
+}
+
+/** A command that must succeed; answers its standard output parsed as JSON. */
+const json = async (args: ReadonlyArray<string>, input?: string) => {
+  const run = await cli([...args, "--json"], input === undefined ? {} : { input })
+  expect(run.stderr).toBe("")
+  expect(run.code).toBe(0)
+  return JSON.parse(run.stdout)
+}
+
+const operator = () => client(server.url, OPERATOR_TOKEN)
+
+const requestId = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+const unknownId = "00000000-0000-4000-8000-000000000000"
+
+beforeAll(async () => {
+  server = await startServerProcess({ CONVENE_STORE: "memory" })
+})
+
+afterAll(async () => {
+  await server?.stop()
+  // Not in an answer, not in an error, not in help: the operator token is never printed.
+  for (const run of outputs) expect(`${run.stdout}${run.stderr}`).not.toContain(OPERATOR_TOKEN)
+})
+
+describe("convene against a running server", () => {
+  it("provisions a workspace, a user (password on stdin) and a token that works until it is revoked", async () => {
+    const workspace = await json(["workspaces", "create", "--name", "Acme", "--plan", "PRO"])
+    expect(workspace).toMatchObject({ name: "Acme", plan: "PRO" })
+
+    const user = await json(
+      ["users", "create", "--workspace", workspace.id, "--email", "Ann@Example.com", "--name", "Ann", "--role", "OWNER", "--password-stdin"],
+      "a long passphrase\n"
+    )
+    expect(user).toEqual({ id: user.id, workspace_id: workspace.id, email: "ann@example.com", name: "Ann", role: "OWNER" })
+
+    const issued = await json([
+      "tokens", "issue", "--user", user.id, "--kind", "personal_access_token",
+      "--scopes", "meetings:read,meetings:write", "--expiry-days", "30", "--name", "laptop"
+    ])
+    expect(issued).toMatchObject({ kind: "personal_access_token", name: "laptop", scopes: ["meetings:read", "meetings:write"] })
+    expect(issued.token).toMatch(/^svc_pat_v1_/)
+
+    const api = client(server.url, issued.token)
+    expect((await api.post("/v1/meetings", { title: "From the CLI" })).status).toBe(201)
+    expect((await api.get("/v1/meetings")).status).toBe(200)
+
+    const [table, byWorkspace] = await Promise.all([
+      cli(["tokens", "list", "--user", user.id]),
+      json(["tokens", "list", "--workspace", workspace.id])
+    ])
+    expect(table.code).toBe(0)
+    const [header, row, ...rest] = table.stdout.trimEnd().split("\n")
+    expect(header).toMatch(/^ID +KIND +NAME +USER +SCOPES +EXPIRES +CREATED$/)
+    expect(row).toMatch(new RegExp(`^${issued.id} +personal_access_token +laptop +${user.id} +meetings:read,meetings:write +\\d{4}-`))
+    expect(rest).toEqual([])
+    expect(table.stdout).not.toContain(issued.token)
+    expect(byWorkspace).toMatchObject({ total: 1, items: [{ id: issued.id, user_id: user.id, kind: "personal_access_token" }] })
+
+    const revoked = await cli(["tokens", "revoke", issued.id])
+    expect(revoked).toMatchObject({ code: 0, stderr: "" })
+    expect(revoked.stdout).toContain(`Revoked token ${issued.id}`)
+    const refused = await api.get("/v1/meetings")
+    expect(refused.status).toBe(401)
+    expect(refused.body.code).toBe("invalid_token")
+  }, 90_000)
+
+  it("--json prints the API's answer exactly; tables show the columns for people", async () => {
+    const workspace = (await operator().post("/operator/v1/workspaces", { name: "Tables", plan: "ENTERPRISE" })).body
+    const [list, users, keyRun] = await Promise.all([
+      cli(["workspaces", "list", "--limit", "100"]),
+      cli(["users", "create", "--workspace", workspace.id, "--email", "bo@example.com", "--name", "Bo", "--role", "MEMBER"]),
+      cli(["api-keys", "create", "--workspace", workspace.id, "--name", "ci"])
+    ])
+    expect(list.code).toBe(0)
+    const lines = list.stdout.trimEnd().split("\n")
+    expect(lines[0]).toMatch(/^ID +NAME +PLAN +USERS +MEETINGS +TOKENS +API KEYS +CREATED$/)
+    expect(lines.find((line) => line.startsWith(workspace.id))).toMatch(/^\S+ +Tables +ENTERPRISE +[01] +0 +0 +[01] +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/)
+    // The columns line up: every row starts each column where the header does.
+    const at = lines[0]!.indexOf("PLAN")
+    for (const line of lines.slice(1)) expect(line.slice(at - 2, at)).toBe("  ")
+
+    expect(users.code).toBe(0)
+    expect(users.stdout).toMatch(/^id +[0-9a-f-]{36}\nworkspace_id +\S+\nemail +bo@example\.com\nname +Bo\nrole +MEMBER\n$/)
+
+    // The key is printed once, with a note on standard error; listed afterwards without it.
+    expect(keyRun.code).toBe(0)
+    const key = /^key +(svc_wk_v1_\S+)$/m.exec(keyRun.stdout)?.[1]
+    expect(key).toBeDefined()
+    expect(keyRun.stderr).toBe("The API key is shown once: store it now, it cannot be read again.\n")
+
+    const [keys, get] = await Promise.all([
+      cli(["api-keys", "list", "--workspace", workspace.id]),
+      cli(["workspaces", "get", workspace.id, "--json"])
+    ])
+    expect(keys.stdout).toMatch(/^ID +NAME +EXPIRES +CREATED\n[0-9a-f-]{36} +ci +never +\d{4}-/)
+    expect(keys.stdout).not.toContain(key!)
+    expect((await client(server.url, key!).get("/v1/meetings")).status).toBe(200)
+    // Byte for byte what the API answers (nothing changed the workspace since).
+    const direct = await operator().get(`/operator/v1/workspaces/${workspace.id}`)
+    expect(get.stdout).toBe(`${direct.text}\n`)
+    expect(JSON.parse(get.stdout)).toMatchObject({ id: workspace.id, counts: { users: 1, meetings: 0, tokens: 0, api_keys: 1 } })
+  }, 90_000)
+
+  it("finds a user by e-mail, changes and deletes users and workspaces", async () => {
+    const workspace = (await operator().post("/operator/v1/workspaces", { name: "Doomed", plan: "PRO" })).body
+    const addUser = async (email: string) =>
+      (await operator().post(`/operator/v1/workspaces/${workspace.id}/users`, { email, name: "Cy", role: "ADMIN" })).body
+    const [user, leaving] = await Promise.all([addUser("cy@example.com"), addUser("dee@example.com")])
+
+    const [found, missing, missingJson, updated, renamed, unconfirmed, userDeleted] = await Promise.all([
+      cli(["users", "find", "--email", "  CY@example.com "]),
+      cli(["users", "find", "--email", "nobody@example.com"]),
+      cli(["users", "find", "--email", "nobody@example.com", "--json"]),
+      cli(["users", "update", user.id, "--role", "MEMBER", "--name", "Cyrus", "--password-stdin", "--json"], { input: "another passphrase\n" }),
+      cli(["workspaces", "update", workspace.id, "--plan", "ELITE", "--json"]),
+      cli(["workspaces", "delete", workspace.id]),
+      cli(["users", "delete", leaving.id, "--yes"])
+    ])
+    expect(found.code).toBe(0)
+    expect(found.stdout).toMatch(new RegExp(`^id +${user.id}$`, "m"))
+    expect(missing).toMatchObject({ code: 1, stdout: "", stderr: "error: no user has the address nobody@example.com\n" })
+    expect(missingJson.code).toBe(1)
+    expect(JSON.parse(missingJson.stdout)).toEqual({ items: [], total: 0, limit: 20, offset: 0 })
+    expect(updated.code).toBe(0)
+    expect(JSON.parse(updated.stdout)).toMatchObject({ id: user.id, name: "Cyrus", role: "MEMBER" })
+    expect(renamed.code).toBe(0)
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ id: workspace.id, name: "Doomed", plan: "ELITE" })
+    // Deleting needs --yes when there is no terminal to ask on.
+    expect(unconfirmed).toMatchObject({
+      code: 2,
+      stderr: "error: this cannot be undone: add --yes to go ahead (no terminal to ask on)\n"
+    })
+    expect(userDeleted).toMatchObject({ code: 0, stdout: `Deleted user ${leaving.id}.\n` })
+    expect((await operator().get(`/operator/v1/users/${leaving.id}`)).status).toBe(404)
+
+    const deleted = await cli(["workspaces", "delete", workspace.id, "--yes", "--json"])
+    expect(deleted).toMatchObject({ code: 0, stdout: "", stderr: "" })
+    expect((await operator().get(`/operator/v1/workspaces/${workspace.id}`)).status).toBe(404)
+    expect((await operator().get(`/operator/v1/users/${user.id}`)).status).toBe(404)
+  }, 90_000)
+
+  it("exits 1 with the server's envelope, 2 on usage errors, 3 when the server cannot be reached", async () => {
+    const closed = await freePort()
+    const [wrongToken, unknown, down, badFlag, badChoice, noToken, badId, shortPassword, badScope, nothingToChange, help, nounHelp, version] =
+      await Promise.all([
+        cli(["workspaces", "list"], { env: { CONVENE_OPERATOR_TOKEN: "x".repeat(40) } }),
+        cli(["users", "get", unknownId]),
+        cli(["workspaces", "list"], { env: { CONVENE_URL: `http://127.0.0.1:${closed}` } }),
+        cli(["workspaces", "list", "--bogus"]),
+        cli(["workspaces", "create", "--name", "Acme", "--plan", "GOLD"]),
+        convene(["workspaces", "list"], { env: { CONVENE_URL: server.url } }),
+        cli(["workspaces", "get", "not-a-uuid"]),
+        cli(["users", "create", "--workspace", unknownId, "--email", "d@example.com", "--name", "D", "--role", "MEMBER", "--password-stdin"], {
+          input: "short\n"
+        }),
+        cli(["tokens", "issue", "--user", unknownId, "--kind", "short_lived", "--scopes", "meetings:read,meetings:fly"]),
+        cli(["workspaces", "update", unknownId]),
+        cli(["--help"]),
+        cli(["tokens", "--help"]),
+        cli(["--version"])
+      ])
+
+    expect(wrongToken.code).toBe(1)
+    expect(wrongToken.stdout).toBe("")
+    expect(wrongToken.stderr).toMatch(new RegExp(`^error: .+ \\(invalid_token, request ${requestId}\\)\\n$`))
+
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(new RegExp(`^error: user ${unknownId} was not found \\(not_found, request ${requestId}\\)\\n$`))
+
+    expect(down).toMatchObject({ code: 3, stdout: "", stderr: `error: cannot reach Convene at http://127.0.0.1:${closed}: connection refused\n` })
+
+    expect(badFlag.code).toBe(2)
+    expect(badFlag.stderr).toContain("--bogus")
+    expect(badChoice.code).toBe(2)
+    expect(badChoice.stderr).toContain("FREE, PRO, ELITE, ENTERPRISE")
+
+    expect(noToken.code).toBe(2)
+    expect(noToken.stderr).toBe(
+      "error: CONVENE_OPERATOR_TOKEN is not set: export the operator token the server was started with " +
+        "(export CONVENE_OPERATOR_TOKEN=...); the operator commands talk to /operator/v1 with it\n"
+    )
+    expect(badId).toMatchObject({ code: 2, stderr: `error: <id>: expected an id (a UUID), got "not-a-uuid"\n` })
+    expect(shortPassword).toMatchObject({ code: 2, stderr: "error: --password: must be at least 8 characters\n" })
+    expect(badScope.code).toBe(2)
+    expect(badScope.stderr).toContain(`unknown scope "meetings:fly"; the scopes are meetings:read, meetings:write`)
+    expect(nothingToChange).toMatchObject({ code: 2, stderr: "error: nothing to change: give --name, --plan or both\n" })
+
+    // No stack trace for any expected failure.
+    for (const run of [wrongToken, unknown, down, noToken, badId, shortPassword, badScope]) expect(run.stderr).not.toMatch(/\n\s+at /)
+
+    expect(help.code).toBe(0)
+    for (const noun of ["serve", "migrate", "workspaces", "users", "tokens", "api-keys"]) expect(help.stdout).toContain(`- ${noun}`)
+    expect(nounHelp.code).toBe(0)
+    expect(nounHelp.stdout).toContain("- issue")
+    expect(nounHelp.stdout).toContain("--scopes")
+    expect(version.code).toBe(0)
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  }, 90_000)
+})
