@@ -9,24 +9,24 @@
  * anything is sent (exit 2). The envelope is read from the body the error was decoded from: the contract's
  * error classes keep the message but not the `code` or the `request_id`.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { OperatorDocumentApi } from "@convene/http/api/Api"
-import { Effect, Option, ParseResult, type Redacted, Ref } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientError, type HttpClientResponse } from "@effect/platform"
+import { Operator } from "@convene/client"
+import { Effect, Layer, Option, ParseResult, type Redacted, Ref } from "effect"
 import { Connection } from "./Connection.js"
 import { CommandFailed, connectionFailure, describeParseError } from "./Failure.js"
 
-/** The typed client on `url`, sending `token`, telling `onResponse` of each response it receives. */
+/**
+ * @convene/client's operator client on `url`, sending `token`, over a fetch client that tells `onResponse` of each
+ * response it receives (for the body `--json` prints and the envelope of a refusal).
+ */
 const makeClient = (
   url: string,
   token: Redacted.Redacted<string>,
   onResponse: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>
 ) =>
-  HttpApiClient.make(OperatorDocumentApi, {
-    baseUrl: url,
-    transformClient: (client) =>
-      client.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(token)), HttpClient.tap(onResponse))
-  }).pipe(
+  Operator.make({ baseUrl: url, token }).pipe(
     Effect.map((client) => client.operator),
+    Effect.provide(Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, HttpClient.tap(onResponse)))),
     Effect.provide(FetchHttpClient.layer)
   )
 
