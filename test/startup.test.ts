@@ -43,6 +43,15 @@ describe("starting the server", () => {
     expect(run.stderr).toContain("Convene cannot start: CONVENE_REQUEST_TIMEOUT_MS")
   })
 
+  it.each([
+    ["0", "expected a whole number from 1 to 1000"],
+    ["many", "Expected an integer value"]
+  ])("refuses a pool size of %j, naming the variable and what it must be", async (size, problem) => {
+    const run = await runUntilExit({ CONVENE_DATABASE_POOL_SIZE: size, DATABASE_URL: "postgres://127.0.0.1:1/none" })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(`Convene cannot start: CONVENE_DATABASE_POOL_SIZE: ${problem}`)
+  })
+
   it("starts with a 32-character operator token and serves the operator API", async () => {
     const token = "o".repeat(32)
     const server = await startServerProcess({ CONVENE_STORE: "memory", CONVENE_OPERATOR_TOKEN: token })

@@ -6,10 +6,12 @@
 import { MeetingStore, type StorePorts } from "@convene/core"
 import { ConveneWith, defaultLimits, type HostConfig, Logging } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
-import { Context, Effect, Fiber, Layer, Logger, Option, Redacted } from "effect"
+import * as StorePg from "@convene/store-pg"
+import { Context, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Scope } from "effect"
 import { once } from "node:events"
 import { createServer } from "node:http"
 import { describe, expect, it } from "vitest"
+import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
 import { freePort } from "../support/process.js"
 import { OPERATOR_TOKEN, provision } from "../support/server.js"
 
@@ -117,6 +119,14 @@ describe("access log", () => {
   })
 })
 
+/** The value of the sample of `name` with `labels` in a Prometheus text (0 when there is none). */
+const sample = (text: string, name: string, labels: Record<string, string>) => {
+  const line = text.split("\n").find((line) =>
+    line.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))
+  )
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
+}
+
 describe("metrics", () => {
   it("serves request counts and latency histograms by route and status behind the operator token", async () => {
     const server = await launch({})
@@ -125,13 +135,6 @@ describe("metrics", () => {
       expect(scraped.status).toBe(200)
       expect(scraped.headers.get("content-type")).toContain("text/plain")
       return scraped.text()
-    }
-    /** The value of the sample of `name` with `labels` (0 when there is none). */
-    const sample = (text: string, name: string, labels: Record<string, string>) => {
-      const line = text.split("\n").find((line) =>
-        line.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))
-      )
-      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
     }
     try {
       const { api } = await provision(server.url)
@@ -162,6 +165,35 @@ describe("metrics", () => {
       expect(text).not.toContain(created.body.id)
     } finally {
       await server.stop()
+    }
+  })
+
+  it("serves the PostgreSQL pool's occupancy: its size, connections in use and idle, queries waiting", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const url = await Effect.runPromise(Scope.extend(serverDatabase, scope))
+    const server = await launch({ store: StorePg.layerPg({ url, maxConnections: 7 }) })
+    try {
+      const { api } = await provision(server.url)
+      await Promise.all(Array.from({ length: 20 }, (_, i) => api.post("/v1/meetings", { title: `Pooled ${i}` })))
+      // The gauges are sampled every second, not per query.
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      const text = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+        .then((response) => response.text())
+      for (const name of ["convene_store_pool_max", "convene_store_pool_connections", "convene_store_pool_waiting"]) {
+        expect(text).toContain(`# TYPE ${name} gauge`)
+      }
+      expect(sample(text, "convene_store_pool_max", {})).toBe(7)
+      const inUse = sample(text, "convene_store_pool_connections", { state: "in_use" })
+      const idle = sample(text, "convene_store_pool_connections", { state: "idle" })
+      // Twenty concurrent requests opened more than one connection, and never more than the pool's size; between
+      // requests they are back in the pool.
+      expect(inUse + idle).toBeGreaterThan(1)
+      expect(inUse + idle).toBeLessThanOrEqual(7)
+      expect(inUse).toBe(0)
+      expect(sample(text, "convene_store_pool_waiting", {})).toBe(0)
+    } finally {
+      await server.stop()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
 

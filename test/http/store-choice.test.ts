@@ -8,7 +8,7 @@ const pgError = (code: string, message = "server said no") => ({ message: "PgCli
 
 describe("describing the store", () => {
   it("names host, port and database, never the user or password", () => {
-    expect(Store.describe({ _tag: "server", url: Redacted.make(url) })).toBe("PostgreSQL db.internal:5433/convene_prod")
+    expect(Store.describe({ _tag: "server", url: Redacted.make(url), poolSize: 10 })).toBe("PostgreSQL db.internal:5433/convene_prod")
     expect(Store.describeUrl("postgres:///convene?host=/var/run/postgresql")).toBe("/var/run/postgresql/convene")
     expect(Store.describeUrl("not a url")).not.toContain("not a url")
     expect(Store.describe({ _tag: "memory" })).toBe("memory (nothing persists)")

@@ -98,19 +98,23 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
 /** Which store adapter runs: `memory` (CONVENE_STORE=memory), a PostgreSQL server (DATABASE_URL) or the embedded one. */
 export type StoreChoice =
   | { readonly _tag: "memory" }
-  | { readonly _tag: "server"; readonly url: Redacted.Redacted<string> }
+  | { readonly _tag: "server"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
   | { readonly _tag: "embedded"; readonly dataDir: string }
 
 export const storeChoice: Config.Config<StoreChoice> = Config.all({
   store: Config.literal("memory")("CONVENE_STORE").pipe(Config.option),
   url: Config.redacted("DATABASE_URL").pipe(Config.option),
+  poolSize: Config.integer("CONVENE_DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "expected a whole number from 1 to 1000", validation: (size) => size >= 1 && size <= 1000 }),
+    Config.withDefault(10)
+  ),
   dataDir: Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data"))
 }).pipe(
-  Config.map(({ dataDir, store, url }): StoreChoice =>
+  Config.map(({ dataDir, poolSize, store, url }): StoreChoice =>
     Option.isSome(store)
       ? { _tag: "memory" }
       : Option.isSome(url)
-      ? { _tag: "server", url: url.value }
+      ? { _tag: "server", url: url.value, poolSize }
       : { _tag: "embedded", dataDir }
   )
 )

@@ -170,7 +170,7 @@ export const layer = (choice: StoreChoice): Layer.Layer<StorePorts, StoreUnavail
     case "memory":
       return StoreMemory.layer
     case "server":
-      return serverStore(Redacted.value(choice.url), StorePg.layerPg({ url: choice.url }))
+      return serverStore(Redacted.value(choice.url), StorePg.layerPg({ url: choice.url, maxConnections: choice.poolSize }))
     case "embedded":
       return embeddedStore(choice.dataDir)
   }

@@ -20,6 +20,7 @@ import * as PgCredentialStore from "./PgCredentialStore.js"
 import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgMeetingStore from "./PgMeetingStore.js"
+import * as PgPool from "./PgPool.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
 import * as PgWorkspaceStore from "./PgWorkspaceStore.js"
@@ -70,9 +71,12 @@ export interface PgOptions {
  * tools that look at the schema before anything changes it (`Migrations.pending`, then `Migrations.run`).
  */
 export const clientPg = (options: PgOptions): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
-  PgClient.layer({
-    url: options.url,
-    maxConnections: options.maxConnections,
+  PgClient.layerFromPool({
+    acquire: PgPool.make({
+      url: options.url,
+      maxConnections: options.maxConnections ?? 10,
+      applicationName: options.applicationName ?? "convene"
+    }),
     applicationName: options.applicationName ?? "convene"
   })
 
