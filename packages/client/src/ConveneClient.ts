@@ -5,7 +5,7 @@
  * `Conflict`, `InsufficientScope`, ... from @convene/core), an `HttpClientError` or a `ParseError`.
  */
 import { type HttpApi, HttpApiClient, type HttpClient } from "@effect/platform"
-import { PublicApi } from "@convene/http/api/Api"
+import { PublicApi } from "@convene/api/Api"
 import { Config, type ConfigError, Context, Effect, Layer } from "effect"
 import { buildOverFetch, type ClientOptions, type FetchClientOptions, httpApiClientOptions } from "./ClientOptions.js"
 

@@ -3,7 +3,7 @@
  * the operator token (`CONVENE_OPERATOR_TOKEN` on the server): a property `operator` with a method per operation.
  */
 import { type HttpApi, HttpApiClient, type HttpClient } from "@effect/platform"
-import { OperatorDocumentApi } from "@convene/http/api/Api"
+import { OperatorDocumentApi } from "@convene/api/Api"
 import { Config, type ConfigError, Context, Effect, Layer } from "effect"
 import { buildOverFetch, type ClientOptions, type FetchClientOptions, httpApiClientOptions } from "./ClientOptions.js"
 

@@ -1,6 +1,6 @@
 /**
  * @convene/client: typed clients of Convene's HTTP API, made by @effect/platform's HttpApiClient from the
- * contract the server itself serves (`@convene/http/api`), so requests and answers are checked by the same
+ * contract the server itself serves (`@convene/api`), so requests and answers are checked by the same
  * schemas on both sides. No node:* module in its graph: it runs in Node 20.11+, browsers, Deno and Bun.
  *
  * - `makeClient({ baseUrl, token })`: the first-party API over `fetch`; `ConveneClient.layer(...)` for Effect programs.

@@ -23,7 +23,7 @@ import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, LogLevel, Option,
 import type { Server } from "node:http"
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
-import { envelope } from "./api/Errors.js"
+import { envelope } from "@convene/api/Errors"
 import { recordRequest } from "./http/Metrics.js"
 import * as RequestLog from "./http/RequestLog.js"
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
-import { envelope } from "./api/Errors.js"
+import { envelope } from "@convene/api/Errors"
 import type { ServerLimits } from "./Config.js"
 
 const reasons: Record<number, string> = {

@@ -1,5 +1,5 @@
-export { Api } from "./api/Api.js"
-export * from "./api/Security.js"
+export { Api } from "@convene/api/Api"
+export * from "@convene/api/Security"
 export * from "./Config.js"
 export * from "./Server.js"
 export * as Lifecycle from "./Lifecycle.js"

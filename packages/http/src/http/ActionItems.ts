@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { ActionItems } from "@convene/core"
 import { Effect } from "effect"
-import { Api } from "../api/Api.js"
+import { Api } from "@convene/api/Api"
 import { asCaller } from "./Security.js"
 
 export const ActionItemsLive = HttpApiBuilder.group(Api, "actionItems", (handlers) =>

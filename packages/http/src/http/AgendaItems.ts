@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { AgendaItems } from "@convene/core"
 import { Effect } from "effect"
-import { Api } from "../api/Api.js"
+import { Api } from "@convene/api/Api"
 import { asCaller } from "./Security.js"
 
 export const AgendaItemsLive = HttpApiBuilder.group(Api, "agendaItems", (handlers) =>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { Api } from "../api/Api.js"
-import { NotReady } from "../api/Health.js"
+import { Api } from "@convene/api/Api"
+import { NotReady } from "@convene/api/Health"
 import { Lifecycle } from "../Lifecycle.js"
 
 /**

@@ -20,7 +20,7 @@ import {
   StoredResponse
 } from "@convene/core"
 import { Effect, Either, Option, Schema } from "effect"
-import { InFlight, InvalidIdempotencyKey, KeyReuse } from "../api/Errors.js"
+import { InFlight, InvalidIdempotencyKey, KeyReuse } from "@convene/api/Errors"
 import { recordIdempotency } from "./Metrics.js"
 import { CurrentRoute, JsonBody } from "./RequestContext.js"
 import { authenticateRequest, PreAuthenticated } from "./Security.js"

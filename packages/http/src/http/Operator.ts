@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Tokens, Users, UserView, Workspaces } from "@convene/core"
 import { Effect } from "effect"
-import { Api } from "../api/Api.js"
+import { Api } from "@convene/api/Api"
 
 export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
   Effect.gen(function*() {

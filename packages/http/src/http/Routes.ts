@@ -9,8 +9,8 @@
  */
 import { HttpApi, HttpApiSchema, type HttpApiEndpoint, HttpLayerRouter, type HttpMethod } from "@effect/platform"
 import { Context, Option } from "effect"
-import { Api } from "../api/Api.js"
-import { Idempotent } from "../api/Idempotency.js"
+import { Api } from "@convene/api/Api"
+import { Idempotent } from "@convene/api/Idempotency"
 
 const { FindMyWay } = HttpLayerRouter
 

@@ -5,7 +5,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Authentication, Crypto, NotFound, type Principal, Unauthenticated } from "@convene/core"
 import { type Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
-import { Authenticate, CurrentPrincipal, OperatorAuth } from "../api/Security.js"
+import { Authenticate, CurrentPrincipal, OperatorAuth } from "@convene/api/Security"
 import type { HostConfig } from "../Config.js"
 import { RequestLog } from "./RequestLog.js"
 

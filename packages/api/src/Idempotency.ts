@@ -8,7 +8,7 @@ import { Context, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse } from "./Errors.js"
 
 /** Marks an endpoint that honours Idempotency-Key. */
-export class Idempotent extends Context.Tag("@convene/http/Idempotent")<Idempotent, boolean>() {}
+export class Idempotent extends Context.Tag("@convene/api/Idempotent")<Idempotent, boolean>() {}
 
 export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(Schema.String).annotations({

@@ -5,7 +5,7 @@ import { Context, Schema } from "effect"
 import { Missing, Unauthorized } from "./Errors.js"
 
 /** The principal the request's bearer token authenticates as. */
-export class CurrentPrincipal extends Context.Tag("@convene/http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+export class CurrentPrincipal extends Context.Tag("@convene/api/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
 /** `Authorization: Bearer <token>` with a first-party token (svc_at_, svc_pat_, svc_slt_ or svc_wk_). */
 export class Authenticate extends HttpApiMiddleware.Tag<Authenticate>()("Authenticate", {
