@@ -3,14 +3,21 @@
  * variable is wrong and exit code 1, and starts with a good one.
  */
 import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { once } from "node:events"
 import { describe, expect, it } from "vitest"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
 
 /** Runs the server with `env` until it exits (it must, within 20 s); answers its exit code and output. */
-const runUntilExit = async (env: Record<string, string>) => {
+const runUntilExit = async (env: Record<string, string | undefined>) => {
   const child = spawn(process.execPath, [serverMain], {
-    env: { PATH: process.env.PATH ?? "", PORT: String(await freePort()), CONVENE_STORE: "memory", ...env },
+    // CONVENE_STORE: undefined runs on the store the other variables name.
+    env: Object.fromEntries(
+      Object.entries({ PATH: process.env.PATH ?? "", PORT: String(await freePort()), CONVENE_STORE: "memory", ...env })
+        .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    ),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stdout = ""
@@ -64,6 +71,45 @@ describe("starting the server", () => {
       expect(response.status).toBe(201)
     } finally {
       await server.stop()
+    }
+  })
+
+  it("refuses a malformed CONVENE_SECRET_KEY without echoing it", async () => {
+    const run = await runUntilExit({ CONVENE_SECRET_KEY: "hunter2-not-a-key" })
+    expect(run.code).toBe(1)
+    expect(run.stderr.trim()).toBe(
+      "Convene cannot start: CONVENE_SECRET_KEY: expected 32 random bytes as 64 hexadecimal characters or in base64 " +
+        "(for example the output of `openssl rand -hex 32`)"
+    )
+    expect(run.stderr).not.toContain("hunter2")
+  })
+})
+
+describe("the installation's secret key", () => {
+  const kidOf = async (url: string) =>
+    ((await (await fetch(`${url}/v1/oauth/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)
+
+  it("is made once beside the data directory (owner-only), so the signing key survives a restart; another key is refused", async () => {
+    const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-secret-"))
+    try {
+      const env = { CONVENE_DATA_DIR: Path.join(home, "data") }
+      const first = await startServerProcess(env)
+      const before = await kidOf(first.url)
+      await first.stop()
+      const file = Path.join(home, "secret.key")
+      expect(Fs.statSync(file).mode & 0o777).toBe(0o600)
+      expect(first.output()).toContain(`created the installation's secret key in ${file}`)
+
+      const second = await startServerProcess(env)
+      expect(await kidOf(second.url)).toEqual(before)
+      expect(second.output()).not.toContain("created the installation's secret key")
+      await second.stop()
+
+      const other = await runUntilExit({ ...env, CONVENE_STORE: undefined, CONVENE_SECRET_KEY: "ab".repeat(32) })
+      expect(other.code).toBe(1)
+      expect(other.stderr).toContain("Convene cannot start: the store's signing key cannot be opened with this secret key")
+    } finally {
+      Fs.rmSync(home, { recursive: true, force: true })
     }
   })
 })

@@ -29,7 +29,7 @@ export default defineConfig({
           name: "http-on-pglite",
           include: ["test/http/**/*.test.ts"],
           // Not the store's business: the API reference page in a browser, the log format, the store's wording.
-          exclude: ["test/http/docs.test.ts", "test/http/logging.test.ts", "test/http/store-choice.test.ts"],
+          exclude: ["test/http/docs.test.ts", "test/http/pages.test.ts", "test/http/logging.test.ts", "test/http/store-choice.test.ts"],
           env: { CONVENE_TEST_STORE: "pglite" }
         }
       }

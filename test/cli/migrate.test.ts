@@ -12,7 +12,7 @@ import { pgliteTemplate, serverDatabase } from "../../packages/store-pg/test/fix
 import { freePort } from "../support/process.js"
 import { convene } from "./support.js"
 
-const migrations = ["0001_init", "0002_rules_in_core", "0003_folded_titles", "0004_operator_administration"]
+const migrations = ["0001_init", "0002_rules_in_core", "0003_folded_titles", "0004_operator_administration", "0005_oauth"]
 
 const scope = Effect.runSync(Scope.make())
 const scratch = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-cli-migrate-"))
@@ -26,12 +26,12 @@ afterAll(async () => {
 const checkApplyCheck = async (env: Record<string, string>, where: string) => {
   const before = await convene(["migrate", "--check"], { env })
   expect(before.code).toBe(1)
-  expect(before.stdout).toBe(`4 migrations pending on ${where}:\n${migrations.map((m) => `  ${m}\n`).join("")}`)
-  expect(before.stderr).toBe("4 migrations pending: run `convene migrate` to apply them\n")
+  expect(before.stdout).toBe(`${migrations.length} migrations pending on ${where}:\n${migrations.map((m) => `  ${m}\n`).join("")}`)
+  expect(before.stderr).toBe(`${migrations.length} migrations pending: run \`convene migrate\` to apply them\n`)
 
   const applied = await convene(["migrate"], { env })
   expect(applied).toMatchObject({ code: 0, stderr: "" })
-  expect(applied.stdout).toBe(`Applied 4 migrations on ${where}:\n${migrations.map((m) => `  ${m}\n`).join("")}`)
+  expect(applied.stdout).toBe(`Applied ${migrations.length} migrations on ${where}:\n${migrations.map((m) => `  ${m}\n`).join("")}`)
 
   const after = await convene(["migrate", "--check"], { env })
   expect(after).toMatchObject({ code: 0, stderr: "", stdout: `No migrations pending on ${where}: the schema is up to date.\n` })
@@ -43,7 +43,7 @@ describe("convene migrate", () => {
     const missing = Path.join(scratch, "not-yet")
     const empty = await convene(["migrate", "--check"], { env: { CONVENE_DATA_DIR: missing } })
     expect(empty.code).toBe(1)
-    expect(empty.stdout).toContain(`4 migrations pending on embedded PostgreSQL in ${missing} (no database there yet):\n  0001_init\n`)
+    expect(empty.stdout).toContain(`${migrations.length} migrations pending on embedded PostgreSQL in ${missing} (no database there yet):\n  0001_init\n`)
     expect(Fs.existsSync(missing)).toBe(false)
 
     // A freshly created cluster (a copy of the test template: creating one takes seconds) without any migration.

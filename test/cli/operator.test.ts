@@ -83,6 +83,34 @@ describe("convene against a running server", () => {
     expect(refused.body.code).toBe("invalid_token")
   }, 90_000)
 
+  it("adds a first-party OAuth client that authorizes loopback redirects, and rotates the signing key", async () => {
+    const created = await json(["oauth-clients", "create", "--name", "Desk app", "--redirect-uri", "http://127.0.0.1:7000/cb"])
+    expect(created).toMatchObject({ name: "Desk app", redirect_uris: ["http://127.0.0.1:7000/cb"] })
+    expect(created.client_id).toMatch(/^cvc_[A-Za-z0-9_-]{22}$/)
+    // The authorization server knows the client and its redirect URI (on another port: loopback): an incomplete
+    // request goes back to it with an error, where an unknown client gets the 400 page and no redirect.
+    const authorize = (clientId: string) =>
+      fetch(`${server.url}/v1/oauth/authorize?client_id=${clientId}&redirect_uri=${encodeURIComponent("http://127.0.0.1:7001/cb")}`, {
+        redirect: "manual"
+      })
+    const known = await authorize(created.client_id)
+    expect(known.status).toBe(302)
+    expect(known.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:7001\/cb\?error=invalid_request&/)
+    const unknown = await authorize("cvc_unknown")
+    expect([unknown.status, unknown.headers.get("location")]).toEqual([400, null])
+    const refused = await cli(["oauth-clients", "create", "--name", "Web", "--redirect-uri", "https://app.example.com/cb"])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("redirect_uris[0]: must be a loopback URI")
+
+    const kids = async () =>
+      ((await (await fetch(`${server.url}/v1/oauth/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys
+        .map((key) => key.kid)
+    const before = await kids()
+    const rotated = await json(["signing-keys", "rotate"])
+    // The new key is published beside the old one, which stays for the tokens it signed.
+    expect(await kids()).toEqual([rotated.kid, ...before])
+  })
+
   it("--json prints the API's answer exactly; tables show the columns for people", async () => {
     const workspace = (await operator().post("/operator/v1/workspaces", { name: "Tables", plan: "ENTERPRISE" })).body
     const [list, users, keyRun] = await Promise.all([

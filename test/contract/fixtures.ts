@@ -10,17 +10,26 @@ import {
   AgendaItemId,
   AgendaItemRow,
   AgendaItemStore,
+  AuthorizationCode,
   Credential,
   CredentialId,
   CredentialStore,
   Email,
+  Grant,
+  GrantId,
   IdempotencyRecord,
   Meeting,
   MeetingId,
   MeetingStore,
+  OAuthClient,
+  OAuthStore,
   ParticipantId,
   ParticipantRow,
   Sequence,
+  Session,
+  SessionId,
+  SessionStore,
+  SigningKey,
   TemplateId,
   Transactor,
   TranscriptSegment,
@@ -185,6 +194,84 @@ export const pendingClaim = (fields: Partial<IdempotencyRecord> = {}): Idempoten
     ...fields
   })
 
+/** A SHA-256 in hex, as the OAuth records keep their secrets: fresh and random. */
+export const hash = (): string => (uuid() + uuid()).replaceAll("-", "")
+
+/** A registered client with every optional field set. */
+export const oauthClient = (fields: Partial<OAuthClient> = {}): OAuthClient =>
+  new OAuthClient({
+    client_id: `client-${uuid()}`,
+    kind: "registered",
+    name: "Contract client",
+    redirect_uris: ["https://app.example.com/callback", "http://127.0.0.1/cb"],
+    scope: ["meetings:read", "action-items:write"],
+    client_uri: "https://app.example.com",
+    logo_uri: "https://app.example.com/logo.png",
+    registration_token_hash: hash(),
+    created_at: T0,
+    updated_at: T0,
+    ...fields
+  })
+
+/** A session of the user, made at `T0`, live for twelve hours. */
+export const session = (of: User, fields: Partial<Session> = {}): Session =>
+  new Session({
+    id: SessionId.make(uuid()),
+    token_hash: hash(),
+    user_id: of.id,
+    workspace_id: of.workspace_id,
+    created_at: T0,
+    expires_at: minutes(12 * 60),
+    revoked_at: null,
+    ...fields
+  })
+
+/** An unconsumed code of the user for `clientId`, made at `T0`, expiring a minute later. */
+export const authorizationCode = (of: User, clientId: string, fields: Partial<AuthorizationCode> = {}): AuthorizationCode =>
+  new AuthorizationCode({
+    code_hash: hash(),
+    grant_id: GrantId.make(uuid()),
+    client_id: clientId,
+    redirect_uri: "http://127.0.0.1:53682/callback",
+    user_id: of.id,
+    workspace_id: of.workspace_id,
+    scopes: ["meetings:read", "meetings:write"],
+    openid: true,
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    nonce: "n-0S6_WzA2Mj",
+    created_at: T0,
+    expires_at: minutes(1),
+    consumed_at: null,
+    ...fields
+  })
+
+/** A live grant of the user to `clientId`. */
+export const grant = (of: User, clientId: string, fields: Partial<Grant> = {}): Grant =>
+  new Grant({
+    id: GrantId.make(uuid()),
+    workspace_id: of.workspace_id,
+    user_id: of.id,
+    client_id: clientId,
+    scopes: ["meetings:read"],
+    openid: false,
+    nonce: null,
+    created_at: T0,
+    revoked_at: null,
+    ...fields
+  })
+
+/** An active signing key made at `T0`. */
+export const signingKey = (fields: Partial<SigningKey> = {}): SigningKey =>
+  new SigningKey({
+    kid: `kid-${uuid()}`,
+    algorithm: "RS256",
+    public_jwk: JSON.stringify({ kty: "RSA", n: uuid(), e: "AQAB" }),
+    sealed_private_jwk: `sealed.${uuid()}`,
+    created_at: T0,
+    retired_at: null,
+    ...fields
+  })
+
 export const seedWorkspace = (fields: Partial<Workspace> = {}) =>
   Effect.gen(function*() {
     const row = workspace(fields)
@@ -224,6 +311,47 @@ export const seedActionItem = (of: Meeting, fields: Partial<ActionItem> = {}) =>
   Effect.gen(function*() {
     const row = actionItem(of, fields)
     yield* (yield* ActionItemStore).insert(row)
+    return row
+  })
+
+export const seedOAuthClient = (fields: Partial<OAuthClient> = {}) =>
+  Effect.gen(function*() {
+    const row = oauthClient(fields)
+    yield* (yield* OAuthStore).insertClient(row)
+    return row
+  })
+
+export const seedSession = (of: User, fields: Partial<Session> = {}) =>
+  Effect.gen(function*() {
+    const row = session(of, fields)
+    yield* (yield* SessionStore).insert(row)
+    return row
+  })
+
+export const seedCode = (of: User, clientId: string, fields: Partial<AuthorizationCode> = {}) =>
+  Effect.gen(function*() {
+    const row = authorizationCode(of, clientId, fields)
+    yield* (yield* OAuthStore).insertCode(row)
+    return row
+  })
+
+export const seedGrant = (of: User, clientId: string, fields: Partial<Grant> = {}) =>
+  Effect.gen(function*() {
+    const row = grant(of, clientId, fields)
+    yield* (yield* OAuthStore).insertGrant(row)
+    return row
+  })
+
+/** A credential of the grant's user, recorded under the grant. */
+export const seedGrantCredential = (of: Grant, fields: Partial<Credential> = {}) =>
+  Effect.gen(function*() {
+    const row = yield* seedCredential(of.workspace_id, {
+      user_id: of.user_id,
+      kind: "short_lived",
+      client_id: of.client_id,
+      ...fields
+    })
+    yield* (yield* OAuthStore).addGrantCredential(of.id, row.id)
     return row
   })
 

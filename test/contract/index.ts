@@ -10,6 +10,8 @@ import * as AgendaItemStore from "./AgendaItemStore.js"
 import * as CredentialStore from "./CredentialStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as MeetingStore from "./MeetingStore.js"
+import * as OAuthStore from "./OAuthStore.js"
+import * as SessionStore from "./SessionStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
@@ -22,5 +24,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   AgendaItemStore.suite(name, layer)
   ActionItemStore.suite(name, layer)
   IdempotencyStore.suite(name, layer)
+  OAuthStore.suite(name, layer)
+  SessionStore.suite(name, layer)
   Transactor.suite(name, layer)
 }

@@ -19,6 +19,8 @@ import {
   AgendaItemStore,
   CredentialStore,
   IdempotencyStore,
+  OAuthStore,
+  SessionStore,
   MeetingStore,
   type StorePorts,
   Transactor,
@@ -153,7 +155,41 @@ export const methods = {
     detachAgendaItem: "write",
     list: "read"
   },
-  IdempotencyStore: { begin: "write", complete: "write", release: "write", deleteByScopes: "write", purgeExpired: "write" }
+  IdempotencyStore: { begin: "write", complete: "write", release: "write", deleteByScopes: "write", purgeExpired: "write" },
+  OAuthStore: {
+    insertClient: "write",
+    getClient: "read",
+    updateClient: "write",
+    deleteClient: "write",
+    insertCode: "write",
+    getCode: "read",
+    consumeCode: "write",
+    purgeCodes: "write",
+    insertGrant: "write",
+    getGrant: "read",
+    revokeGrant: "write",
+    addGrantCredential: "write",
+    grantCredentials: "read",
+    clientCredentials: "read",
+    grantOf: "read",
+    signingKeys: "read",
+    insertSigningKey: "write",
+    retireSigningKey: "write",
+    deleteByUser: "write",
+    deleteByWorkspace: "write"
+  },
+  SessionStore: {
+    insert: "write",
+    findByHash: "read",
+    revoke: "write",
+    purge: "write",
+    deleteByUser: "write",
+    deleteByWorkspace: "write",
+    recordFailure: "write",
+    failuresSince: "read",
+    clearFailures: "write",
+    purgeFailures: "write"
+  }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
   readonly UserStore: Methods<Context.Tag.Service<UserStore>>
@@ -162,6 +198,8 @@ export const methods = {
   readonly AgendaItemStore: Methods<Context.Tag.Service<AgendaItemStore>>
   readonly ActionItemStore: Methods<Context.Tag.Service<ActionItemStore>>
   readonly IdempotencyStore: Methods<Context.Tag.Service<IdempotencyStore>>
+  readonly OAuthStore: Methods<Context.Tag.Service<OAuthStore>>
+  readonly SessionStore: Methods<Context.Tag.Service<SessionStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -173,6 +211,8 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(AgendaItemStore, methods.AgendaItemStore),
   port(ActionItemStore, methods.ActionItemStore),
   port(IdempotencyStore, methods.IdempotencyStore),
+  port(OAuthStore, methods.OAuthStore),
+  port(SessionStore, methods.SessionStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor)
 )

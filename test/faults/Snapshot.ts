@@ -153,7 +153,21 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
       [...bySubject].map(([subject, points]) => ["talking_points", { agenda_item_id, subject, points }] as const)
     ),
   actionItems: (table) => perWorkspace(table).map((row) => ["action_items", row]),
-  idempotency: (table) => [...HashMap.values(table)].map((row) => ["idempotency_records", row])
+  idempotency: (table) => [...HashMap.values(table)].map((row) => ["idempotency_records", row]),
+  oauthClients: (table) => [...HashMap.values(table)].map((row) => ["oauth_clients", row]),
+  authorizationCodes: (table) => [...HashMap.values(table)].map((row) => ["authorization_codes", row]),
+  grants: (table) => [...HashMap.values(table)].map((row) => ["grants", row]),
+  grantCredentials: (table) =>
+    [...table].flatMap(([grant_id, ids]) =>
+      ids.map((credential_id, index) => ["grant_credentials", { grant_id, credential_id, index }] as const)
+    ),
+  credentialGrants: (table) =>
+    [...table].map(([credential_id, grant_id]) => ["grant_credentials (by credential)", { credential_id, grant_id }]),
+  signingKeys: (table) => [...HashMap.values(table)].map((row) => ["signing_keys", row]),
+  sessions: (table) => [...HashMap.values(table)].map((row) => ["sessions", row]),
+  sessionHashes: (table) => [...table].map(([hash, id]) => ["sessions (by token hash)", { hash, id }]),
+  signInFailures: (table) =>
+    [...table].flatMap(([key, instants]) => instants.map((at) => ["sign_in_failures", { key, at }] as const))
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

@@ -174,6 +174,8 @@ const operations: ReadonlyArray<Operation> = [
       "AgendaItemStore.removePresenter",
       "AgendaItemStore.deleteTalkingPointsOf",
       "ActionItemStore.unassignUser",
+      "SessionStore.deleteByUser",
+      "OAuthStore.deleteByUser",
       "CredentialStore.deleteByUser",
       "IdempotencyStore.deleteByScopes",
       "UserStore.delete"
@@ -202,6 +204,8 @@ const operations: ReadonlyArray<Operation> = [
       "ActionItemStore.deleteByWorkspace",
       "AgendaItemStore.deleteByWorkspace",
       "MeetingStore.deleteByWorkspace",
+      "SessionStore.deleteByWorkspace",
+      "OAuthStore.deleteByWorkspace",
       "CredentialStore.deleteByWorkspace",
       "IdempotencyStore.deleteByScopes",
       "UserStore.deleteByWorkspace",

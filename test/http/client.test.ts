@@ -3,8 +3,8 @@
  * (NodeHttpServer.layerTest). Successes decode into the domain's records and failures into the domain's
  * errors, through the same wire schemas the server encodes with.
  */
-import { Convene, CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId, WorkspaceId } from "@convene/core"
-import { Api, defaultLimits, type HostConfig, ServeLive } from "@convene/http"
+import { CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId, WorkspaceId } from "@convene/core"
+import { Api, CoreLive, defaultLimits, type HostConfig, ServeLive } from "@convene/http"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -23,7 +23,7 @@ const config: HostConfig = {
 }
 
 const InProcess = ServeLive(config).pipe(
-  Layer.provide(Convene.layer),
+  Layer.provide(CoreLive(config)),
   Layer.provide(Layer.merge(StoreMemory.layer, NodeCrypto.layer)),
   Layer.provideMerge(NodeHttpServer.layerTest)
 )

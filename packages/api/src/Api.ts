@@ -12,6 +12,7 @@ import { BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } f
 import { HealthApi } from "./Health.js"
 import { IdentityApi } from "./Identity.js"
 import { MeetingsApi } from "./Meetings.js"
+import * as OAuthDoc from "./OAuthDoc.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
 
@@ -33,7 +34,7 @@ export class PublicApi extends HttpApi.make("convene")
   .annotate(OpenApi.Version, version)
   .annotate(OpenApi.Description, OpenApiDoc.description)
   .annotate(OpenApi.License, OpenApiDoc.license)
-  .annotate(OpenApi.Transform, OpenApiDoc.transform)
+  .annotate(OpenApi.Transform, (spec) => OAuthDoc.merge(OpenApiDoc.transform(spec)))
 {}
 
 /** The operator API on its own: what /operator/v1/openapi.json describes. */

@@ -6,6 +6,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CreateApiKey,
+  CreatedClient,
+  CreateFirstPartyClient,
   CreateUser,
   CreateWorkspace,
   CredentialId,
@@ -29,6 +31,9 @@ import { PageParams } from "./Query.js"
 import { OperatorAuth } from "./Security.js"
 
 const WorkspacePath = Schema.Struct({ id: WorkspaceId })
+
+/** The new signing key's id (its RFC 7638 thumbprint, the `kid` of the tokens it signs). */
+export class RotatedSigningKey extends Schema.Class<RotatedSigningKey>("RotatedSigningKey")({ kid: Schema.String }) {}
 const UserPath = Schema.Struct({ id: UserId })
 const TokenPath = Schema.Struct({ id: CredentialId })
 
@@ -219,6 +224,30 @@ export class OperatorApi extends HttpApiGroup.make("operator")
         OpenApi.Description,
         "Revokes any credential by id, a user's token or a workspace API key: it answers 401 from the next request on. " +
           "204; 404 when unknown or already revoked."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createOAuthClient", "/oauth-clients")
+      .setPayload(CreateFirstPartyClient)
+      .addSuccess(CreatedClient, { status: 201 })
+      .annotate(OpenApi.Summary, "Create a first-party OAuth client")
+      .annotate(
+        OpenApi.Description,
+        "Adds a first-party public client besides the built-in `convene-cli`: PKCE (S256) without a secret, loopback " +
+          "redirect URIs only (`http://127.0.0.1:<port>/...` or `http://localhost:<port>/...`; a listed URI matches on " +
+          "any port; none listed: any loopback URI), approved without a consent page, and it may be granted the " +
+          "workspace scopes the user's role holds. 201 `{client_id, name, redirect_uris, created_at}`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSigningKey", "/signing-keys/rotate")
+      .addSuccess(RotatedSigningKey)
+      .annotate(OpenApi.Summary, "Rotate the token signing key")
+      .annotate(
+        OpenApi.Description,
+        "Retires the RS256 key that signs ID tokens and makes a new one, which signs from now on. The retired key stays " +
+          "in /v1/oauth/.well-known/jwks.json for one hour (the longest a token it signed lives), then leaves it. " +
+          "200 `{kid}`: the new key's id."
       )
   )
   .middleware(OperatorAuth)

@@ -7,6 +7,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { createRequire } from "node:module"
 import { apiKeys, tokens } from "./commands/Credentials.js"
+import * as OAuth from "./commands/OAuth.js"
 import * as Users from "./commands/Users.js"
 import * as Workspaces from "./commands/Workspaces.js"
 
@@ -44,7 +45,7 @@ export const convene = Command.make("convene").pipe(
       "(default http://127.0.0.1:8080) with CONVENE_OPERATOR_TOKEN. Exit codes: 0 success, 1 refused by the server, " +
       "2 usage, 3 server unreachable."
   ),
-  Command.withSubcommands([serve, migrate, Workspaces.command, Users.command, tokens, apiKeys])
+  Command.withSubcommands([serve, migrate, Workspaces.command, Users.command, tokens, apiKeys, OAuth.oauthClients, OAuth.signingKeys])
 )
 
 /** Parses `argv` (as `process.argv`: node, script, arguments...) and runs the command it names. */

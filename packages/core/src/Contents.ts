@@ -4,7 +4,8 @@
  * wired in here, so that creating and deleting the parent takes them along inside the parent's transaction, and
  * no adapter has to know.
  * - A new kind of thing kept on a meeting is added to `meetingContents.deleteAll` (and gets a cascade test).
- * - A new kind of thing that points at a user is added to `identityReferences.detachUser`.
+ * - A new kind of thing that points at a user is added to `identityReferences.detachUser` (sessions, codes and
+ *   grants of the OAuth room are).
  * - A new storage port (or a new table of one) is added to `workspaceContents.deleteAll`: deleting a workspace
  *   calls every port's `deleteByWorkspace`.
  */
@@ -19,6 +20,7 @@ import { IdentityReferences } from "./identity/IdentityReferences.js"
 import { CredentialStore, UserStore } from "./identity/IdentityStore.js"
 import { MeetingContents } from "./meetings/MeetingContents.js"
 import { MeetingStore } from "./meetings/MeetingStore.js"
+import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
 import { WorkspaceCounts } from "./workspaces/Workspace.js"
@@ -58,7 +60,7 @@ export const agendaItemReferences: Layer.Layer<AgendaItemReferences, never, Acti
 export const identityReferences: Layer.Layer<
   IdentityReferences,
   never,
-  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore
+  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore
 > = Layer.effect(
   IdentityReferences,
   Effect.gen(function*() {
@@ -66,6 +68,8 @@ export const identityReferences: Layer.Layer<
     const agenda = yield* AgendaItemStore
     const actions = yield* ActionItemStore
     const idempotency = yield* IdempotencyStore
+    const oauth = yield* OAuthStore
+    const sessions = yield* SessionStore
     return IdentityReferences.of({
       detachUser: (workspaceId, userId) =>
         Effect.gen(function*() {
@@ -75,6 +79,9 @@ export const identityReferences: Layer.Layer<
           // Talking points are kept per subject: a user's subject is their user id (see Access.subjectOf).
           yield* agenda.deleteTalkingPointsOf(workspaceId, userId)
           yield* actions.unassignUser(workspaceId, userId)
+          // Their sessions, authorization codes and grants (which point at their credentials, deleted next).
+          yield* sessions.deleteByUser(userId)
+          yield* oauth.deleteByUser(userId)
         }),
       // Idempotency records are scoped to the credential's id (see IdempotentRequest.scope).
       forgetCredentials: idempotency.deleteByScopes
@@ -90,10 +97,12 @@ export const identityReferences: Layer.Layer<
 export const workspaceContents: Layer.Layer<
   WorkspaceContents,
   never,
-  UserStore | CredentialStore | MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore
+  UserStore | CredentialStore | MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
+    const oauth = yield* OAuthStore
+    const sessions = yield* SessionStore
     const users = yield* UserStore
     const credentials = yield* CredentialStore
     const meetings = yield* MeetingStore
@@ -126,6 +135,9 @@ export const workspaceContents: Layer.Layer<
           yield* actions.deleteByWorkspace(workspaceId)
           yield* agenda.deleteByWorkspace(workspaceId)
           yield* meetings.deleteByWorkspace(workspaceId)
+          // Sessions, codes and grants point at users and credentials.
+          yield* sessions.deleteByWorkspace(workspaceId)
+          yield* oauth.deleteByWorkspace(workspaceId)
           const gone = yield* credentials.deleteByWorkspace(workspaceId)
           yield* idempotency.deleteByScopes(gone)
           yield* users.deleteByWorkspace(workspaceId)

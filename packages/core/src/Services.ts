@@ -13,6 +13,11 @@ import { Users } from "./identity/Users.js"
 import { MeetingAccess } from "./meetings/MeetingAccess.js"
 import { Meetings } from "./meetings/Meetings.js"
 import { Participants } from "./meetings/Participants.js"
+import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
+import { Clients } from "./oauth/Clients.js"
+import { Sessions } from "./oauth/Sessions.js"
+import type { JwtSigner, SecretBox } from "./oauth/Signing.js"
+import { SigningKeys } from "./oauth/SigningKeys.js"
 import type { Crypto, PasswordHasher } from "./ports/Crypto.js"
 import type { StorePorts } from "./StorePorts.js"
 import { Workspaces } from "./workspaces/Workspaces.js"
@@ -47,3 +52,18 @@ export const layer: Layer.Layer<Services, never, StorePorts | Crypto | PasswordH
   Authentication.layer,
   Idempotency.layer
 )
+
+export type OAuthServices = Clients | Sessions | SigningKeys | AuthorizationServer
+
+/**
+ * The first-party OAuth 2.1 authorization server with `issuer` (`{base_url}/v1/oauth`): clients, browser
+ * sessions, signing keys and the authorization server's rules. Besides the store it needs the JwtSigner and
+ * SecretBox ports (@convene/node: JoseJwtSigner, NodeSecretBox).
+ */
+export const oauthLayer = (
+  issuer: string
+): Layer.Layer<OAuthServices, never, StorePorts | Crypto | PasswordHasher | JwtSigner | SecretBox> =>
+  AuthorizationServer.layer(issuer).pipe(
+    Layer.provideMerge(Layer.mergeAll(Clients.layer, SigningKeys.layer)),
+    Layer.merge(Sessions.layer)
+  )

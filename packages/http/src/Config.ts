@@ -1,5 +1,6 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { Config, type ConfigError, Option, Redacted } from "effect"
+import { NodeSecretBox } from "@convene/node"
+import { Config, type ConfigError, Either, Option, Redacted } from "effect"
 import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
 /**
@@ -28,6 +29,23 @@ export const defaultLimits: ServerLimits = {
   shutdownTimeoutMs: 10_000
 }
 
+/** The identity room's settings: where the browser pages are, whether people sign in, the secret key. */
+export interface IdentityConfig {
+  /**
+   * The origin (and path prefix) of the browser-facing pages: authorize, sign-in, consent and the account page
+   * (CONVENE_AUTH_URL; default: the base URL). This server serves them; another origin is for a proxy in front.
+   */
+  readonly authUrl: string
+  /** Browser sign-in (CONVENE_BROWSER_SIGNIN, default true); off, /signin does not exist and authorize answers 401. */
+  readonly browserSignIn: boolean
+  /**
+   * The installation's secret key (CONVENE_SECRET_KEY: 32 bytes as hex or base64), which seals the private
+   * signing keys in the store. None: a key file next to the data directory (Serve.ts), or, for a server built
+   * in code without one, a random key for the life of the process.
+   */
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
+}
+
 export interface HostConfig {
   readonly port: number
   readonly host: string
@@ -39,7 +57,13 @@ export interface HostConfig {
   readonly limits: ServerLimits
   /** Metrics port and trace export (Telemetry.ts); none when left out. */
   readonly telemetry?: TelemetryConfig | undefined
+  /** Sign-in and OAuth settings; left out: pages on the base URL, sign-in on, a per-process secret key. */
+  readonly identity?: IdentityConfig | undefined
 }
+
+/** The identity settings of a configuration, with the defaults of a configuration that leaves them out. */
+export const identityOf = (config: HostConfig): IdentityConfig =>
+  config.identity ?? { authUrl: config.baseUrl, browserSignIn: true, secretKey: Option.none() }
 
 /** The shortest operator token accepted: it guards every workspace, so it must not be guessable. */
 export const minOperatorTokenLength = 32
@@ -87,12 +111,25 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   accessLog: Config.boolean("CONVENE_ACCESS_LOG").pipe(Config.withDefault(true)),
   tracing: Config.boolean("CONVENE_TRACING").pipe(Config.withDefault(false)),
   limits: serverLimits,
-  telemetry: telemetryConfig
+  telemetry: telemetryConfig,
+  authUrl: Config.string("CONVENE_AUTH_URL").pipe(Config.option),
+  browserSignIn: Config.boolean("CONVENE_BROWSER_SIGNIN").pipe(Config.withDefault(true)),
+  secretKey: Config.redacted("CONVENE_SECRET_KEY").pipe(
+    Config.validate({
+      message: "CONVENE_SECRET_KEY: expected 32 random bytes as 64 hexadecimal characters or in base64 (for example the output of `openssl rand -hex 32`)",
+      validation: (key) => Either.isRight(NodeSecretBox.parseKey(Redacted.value(key)))
+    }),
+    Config.option
+  )
 }).pipe(
-  Config.map(({ baseUrl, ...rest }) => ({
-    ...rest,
-    baseUrl: Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
-  }))
+  Config.map(({ authUrl, baseUrl, browserSignIn, secretKey, ...rest }) => {
+    const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
+    return {
+      ...rest,
+      baseUrl: base,
+      identity: { authUrl: Option.getOrElse(authUrl, () => base).replace(/\/+$/, ""), browserSignIn, secretKey }
+    }
+  })
 )
 
 /** Which store adapter runs: `memory` (CONVENE_STORE=memory), a PostgreSQL server (DATABASE_URL) or the embedded one. */

@@ -13,14 +13,40 @@
 import type { Teardown } from "@effect/platform/Runtime"
 import { NodeRuntime } from "@effect/platform-node"
 import { DataDirectoryLock } from "@convene/store-pg"
-import { ConfigError, Console, Effect, Exit, Layer } from "effect"
-import { describeConfigError, hostConfig, storeChoice } from "./Config.js"
+import { NodeSecretBox } from "@convene/node"
+import { Config, ConfigError, Console, Effect, Exit, Layer, Option, Redacted } from "effect"
+import * as Path from "node:path"
+import { describeConfigError, type HostConfig, hostConfig, identityOf, type StoreChoice, storeChoice } from "./Config.js"
 import * as Logging from "./Logging.js"
 import { ConveneLive } from "./Server.js"
 import { StoreUnavailable } from "./Store.js"
 
+/**
+ * The secret key when CONVENE_SECRET_KEY is unset and the store keeps data: a key file next to the data directory
+ * (`secret.key` beside CONVENE_DATA_DIR, created on first start, readable by its owner only). Several server
+ * processes on one PostgreSQL must share one key: set CONVENE_SECRET_KEY on each.
+ */
+const withSecretKey = (config: HostConfig, store: StoreChoice) =>
+  Effect.gen(function*() {
+    const identity = identityOf(config)
+    if (Option.isSome(identity.secretKey) || store._tag === "memory") return config
+    const dataDir = yield* Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data"))
+    const file = Path.join(Path.dirname(Path.resolve(dataDir)), "secret.key")
+    const { created, key } = yield* NodeSecretBox.loadOrCreateKeyFile(file).pipe(
+      Effect.mapError((error) => new StoreUnavailable({ message: error.message }))
+    )
+    if (created) {
+      yield* Effect.logInfo(`created the installation's secret key in ${file} (back it up with the data; set CONVENE_SECRET_KEY instead to keep it elsewhere)`)
+    }
+    return {
+      ...config,
+      identity: { ...identity, secretKey: Option.some(Redacted.make(Buffer.from(key).toString("hex"))) }
+    } satisfies HostConfig
+  })
+
 const MainLive = Layer.unwrapEffect(
-  Effect.map(Effect.all([hostConfig, storeChoice]), ([config, store]) => ConveneLive(config, store))
+  Effect.flatMap(Effect.all([hostConfig, storeChoice]), ([config, store]) =>
+    Effect.map(withSecretKey(config, store), (configured) => ConveneLive(configured, store)))
 )
 
 const LoggingLive = Layer.unwrapEffect(Effect.map(Logging.logConfig, Logging.layer))

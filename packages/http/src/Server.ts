@@ -4,38 +4,75 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Convene, Crypto, Idempotency, type StorePorts } from "@convene/core"
-import { NodeCrypto } from "@convene/node"
-import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Convene, Crypto, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
+import { JoseJwtSigner, NodeCrypto, NodeSecretBox } from "@convene/node"
+import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
-import type { HostConfig, StoreChoice } from "./Config.js"
+import { type HostConfig, identityOf, type StoreChoice } from "./Config.js"
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
+import * as BrowserRoutes from "./http/BrowserRoutes.js"
 import * as Documents from "./http/Documents.js"
 import { HealthLive } from "./http/Health.js"
 import { ApiMiddlewareLive, hostMiddleware } from "./http/Host.js"
 import { IdentityLive } from "./http/Identity.js"
 import { MeetingsLive } from "./http/Meetings.js"
+import * as OAuthRoutes from "./http/OAuthRoutes.js"
 import { OperatorLive } from "./http/Operator.js"
 import * as Routes from "./http/Routes.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as NodeServer from "./NodeServer.js"
 import * as Store from "./Store.js"
+import { StoreUnavailable } from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
 
-/** Deletes idempotency records past their window every ten minutes. */
-const IdempotencySweeper = Layer.scopedDiscard(
+/** Deletes idempotency records past their window, and ended sessions and old sign-in failures, every ten minutes. */
+const Sweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const idempotency = yield* Idempotency
-    yield* idempotency.purgeExpired().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("idempotency sweep failed", cause)),
+    const sessions = yield* Sessions
+    yield* Effect.all([idempotency.purgeExpired(), sessions.purge()], { discard: true }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("sweep of expired records failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.minutes(10))),
       Effect.forkScoped
     )
   })
 )
+
+/**
+ * The OAuth room: the core's authorization server with its issuer, RSA keys and JWTs by jose, and the private
+ * signing keys sealed with the installation's secret key (a random one for the process when none is configured:
+ * keys sealed with it cannot be opened after a restart, which only a server built in code without a key does).
+ * At start the signing key is made or opened, so a wrong secret key stops the server at once.
+ */
+const OAuthLive = (config: HostConfig) => {
+  const identity = identityOf(config)
+  const box = Option.match(identity.secretKey, {
+    onSome: (text) =>
+      Either.match(NodeSecretBox.parseKey(Redacted.value(text)), {
+        onLeft: (problem) => Layer.die(new Error(`CONVENE_SECRET_KEY: ${problem}`)),
+        onRight: (key) => NodeSecretBox.layer(Redacted.make(key))
+      }),
+    onNone: () =>
+      Layer.unwrapEffect(Effect.map(Crypto, (crypto) =>
+        Layer.unwrapEffect(Effect.map(crypto.randomBytes(32), (key) => NodeSecretBox.layer(Redacted.make(key))))))
+  })
+  const opened = Layer.effectDiscard(
+    Effect.flatMap(SigningKeys, (keys) => keys.ensure()).pipe(
+      Effect.mapError(() =>
+        new StoreUnavailable({
+          message: "the store's signing key cannot be opened with this secret key: CONVENE_SECRET_KEY (or the key file) is not " +
+            "the one the store was set up with"
+        })
+      )
+    )
+  )
+  return Layer.provideMerge(opened, Convene.oauthLayer(`${config.baseUrl}/v1/oauth`)).pipe(
+    Layer.provide([JoseJwtSigner.layer, box])
+  )
+}
 
 
 /** The API (contract + handlers + security), needing the core services. */
@@ -46,17 +83,29 @@ export const ApiLive = (config: HostConfig) =>
   )
 
 /**
+ * Every core service the API uses, the OAuth room included, on the store ports and the Crypto and PasswordHasher
+ * ports (NodeCrypto): what `ServeLive` needs below it.
+ */
+export const CoreLive = (config: HostConfig) => OAuthLive(config).pipe(Layer.provideMerge(Convene.layer))
+
+/**
  * The API served on whatever HttpServer is provided: Node's (HttpLive) or NodeHttpServer.layerTest (for
  * in-process tests with HttpApiClient).
  */
 export const ServeLive = (config: HostConfig) => {
   const operator = Option.isSome(config.operatorToken)
-  const routes = Routes.make({ operator, documents: Documents.served({ operator }) })
+  const identity = identityOf(config)
+  const routes = Routes.make({
+    operator,
+    extra: [...Documents.served({ operator }), ...OAuthRoutes.served, ...BrowserRoutes.served({ signIn: identity.browserSignIn })]
+  })
   return HttpApiBuilder.serve(hostMiddleware(routes)).pipe(
     Layer.provide(Documents.layer(config)),
+    Layer.provide(OAuthRoutes.layer(config)),
+    Layer.provide(BrowserRoutes.layer(config)),
     Layer.provide(ApiMiddlewareLive),
     Layer.provide(ApiLive(config)),
-    Layer.provide(IdempotencySweeper),
+    Layer.provide(Sweeper),
     // The router matches paths exactly, as the route table does (Routes.routerConfig).
     Layer.provide(HttpRouter.setRouterConfig(Routes.routerConfig))
   )
@@ -106,7 +155,7 @@ export const ConveneWith = <E, R>(config: HostConfig, store: Layer.Layer<StorePo
   const tracing = config.tracing || telemetry.traces
   const api = ServeLive(config).pipe(
     Layer.tap(() => Effect.logInfo("ready: the store is open and the API is served")),
-    Layer.provide(Convene.layer),
+    Layer.provideMerge(CoreLive(config)),
     Layer.provide(store)
   )
   return Lifecycle.drainOnClose(Duration.millis(config.limits.shutdownTimeoutMs)).pipe(

@@ -14,13 +14,20 @@ import type {
   ActionItemId,
   AgendaItemId,
   AgendaItemRow,
+  AuthorizationCode,
   Credential,
   CredentialId,
   Email,
+  Grant,
+  GrantId,
   IdempotencyRecord,
   Meeting,
   MeetingId,
+  OAuthClient,
   ParticipantRow,
+  Session,
+  SessionId,
+  SigningKey,
   TranscriptSegment,
   User,
   UserId,
@@ -72,6 +79,22 @@ export interface State {
   readonly actionItems: ByWorkspace<ActionItemId, ActionItem>
   /** Idempotency records by `JSON.stringify([scope, key])`. */
   readonly idempotency: HashMap.HashMap<string, IdempotencyRecord>
+  /** OAuth clients by client_id. */
+  readonly oauthClients: HashMap.HashMap<string, OAuthClient>
+  /** Authorization codes by code hash. */
+  readonly authorizationCodes: HashMap.HashMap<string, AuthorizationCode>
+  readonly grants: HashMap.HashMap<GrantId, Grant>
+  /** The credentials issued under each grant, in the order they were added. */
+  readonly grantCredentials: HashMap.HashMap<GrantId, ReadonlyArray<CredentialId>>
+  /** The grant each credential of `grantCredentials` was issued under. */
+  readonly credentialGrants: HashMap.HashMap<CredentialId, GrantId>
+  /** Signing keys by kid. */
+  readonly signingKeys: HashMap.HashMap<string, SigningKey>
+  readonly sessions: HashMap.HashMap<SessionId, Session>
+  /** Session ids by token hash. */
+  readonly sessionHashes: HashMap.HashMap<string, SessionId>
+  /** The instants of the failed sign-in attempts, by key, in the order they were recorded. */
+  readonly signInFailures: HashMap.HashMap<string, ReadonlyArray<DateTime.Utc>>
 }
 
 const empty: State = {
@@ -85,7 +108,16 @@ const empty: State = {
   agendaItems: HashMap.empty(),
   talkingPoints: HashMap.empty(),
   actionItems: HashMap.empty(),
-  idempotency: HashMap.empty()
+  idempotency: HashMap.empty(),
+  oauthClients: HashMap.empty(),
+  authorizationCodes: HashMap.empty(),
+  grants: HashMap.empty(),
+  grantCredentials: HashMap.empty(),
+  credentialGrants: HashMap.empty(),
+  signingKeys: HashMap.empty(),
+  sessions: HashMap.empty(),
+  sessionHashes: HashMap.empty(),
+  signInFailures: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

@@ -10,6 +10,7 @@ import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as IdentityStore from "./IdentityStore.js"
 import { Memory } from "./Memory.js"
 import * as MeetingStore from "./MeetingStore.js"
+import * as OAuthStore from "./OAuthStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
@@ -29,5 +30,7 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   AgendaItemStore.layer,
   ActionItemStore.layer,
   IdempotencyStore.layer,
+  OAuthStore.oauthLayer,
+  OAuthStore.sessionLayer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer))

@@ -231,12 +231,114 @@ const operatorAdministration = Effect.gen(function*() {
   yield* sql`CREATE INDEX talking_points_subject_idx ON talking_points (subject)`
 })
 
+/**
+ * The authorization server (OAuthStore) and browser sessions (SessionStore). As everywhere, rows point at the
+ * workspaces, users and credentials of other ports through foreign keys checked at commit, which core's
+ * cascades (OAuthStore.deleteByUser / deleteByWorkspace, SessionStore's) must satisfy; only the port's own
+ * rows go with their parent (a grant's grant-credential rows: ON DELETE CASCADE). Codes and grants name their
+ * client without a foreign key: the built-in client `convene-cli` has no row. At most one signing key is active
+ * (not retired): a second one is refused by a unique index over a constant, so racing processes make one.
+ */
+const oauth = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE TABLE oauth_clients (
+    client_id text PRIMARY KEY,
+    kind text NOT NULL,
+    name text NOT NULL,
+    redirect_uris text[] NOT NULL,
+    scope text[],
+    client_uri text,
+    logo_uri text,
+    registration_token_hash text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+
+  yield* sql`CREATE TABLE authorization_codes (
+    code_hash text PRIMARY KEY,
+    grant_id uuid NOT NULL,
+    client_id text NOT NULL,
+    redirect_uri text NOT NULL,
+    user_id uuid NOT NULL REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    scopes text[] NOT NULL,
+    openid boolean NOT NULL,
+    code_challenge text NOT NULL,
+    nonce text,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    consumed_at timestamptz
+  )`
+  yield* sql`CREATE INDEX authorization_codes_expires_idx ON authorization_codes (expires_at)`
+  yield* sql`CREATE INDEX authorization_codes_user_idx ON authorization_codes (user_id)`
+  yield* sql`CREATE INDEX authorization_codes_workspace_idx ON authorization_codes (workspace_id)`
+  yield* sql`CREATE INDEX authorization_codes_client_idx ON authorization_codes (client_id)`
+
+  yield* sql`CREATE TABLE grants (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    user_id uuid NOT NULL REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    client_id text NOT NULL,
+    scopes text[] NOT NULL,
+    openid boolean NOT NULL,
+    nonce text,
+    created_at timestamptz NOT NULL,
+    revoked_at timestamptz
+  )`
+  yield* sql`CREATE INDEX grants_user_idx ON grants (user_id)`
+  yield* sql`CREATE INDEX grants_workspace_idx ON grants (workspace_id)`
+  yield* sql`CREATE INDEX grants_client_idx ON grants (client_id)`
+
+  // A credential is issued under one grant; seq keeps the order the credentials were added in.
+  yield* sql`CREATE TABLE grant_credentials (
+    credential_id uuid PRIMARY KEY REFERENCES credentials (id) DEFERRABLE INITIALLY DEFERRED,
+    grant_id uuid NOT NULL REFERENCES grants (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    seq bigint GENERATED ALWAYS AS IDENTITY
+  )`
+  yield* sql`CREATE INDEX grant_credentials_grant_idx ON grant_credentials (grant_id, seq)`
+
+  yield* sql`CREATE TABLE signing_keys (
+    kid text PRIMARY KEY,
+    algorithm text NOT NULL,
+    public_jwk text NOT NULL,
+    sealed_private_jwk text NOT NULL,
+    created_at timestamptz NOT NULL,
+    retired_at timestamptz
+  )`
+  yield* sql`CREATE UNIQUE INDEX signing_keys_active_key ON signing_keys ((true)) WHERE retired_at IS NULL`
+
+  yield* sql`CREATE TABLE sessions (
+    id uuid PRIMARY KEY,
+    token_hash text NOT NULL,
+    user_id uuid NOT NULL REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    revoked_at timestamptz
+  )`
+  yield* sql`CREATE UNIQUE INDEX sessions_token_hash_key ON sessions (token_hash)`
+  yield* sql`CREATE INDEX sessions_user_idx ON sessions (user_id)`
+  yield* sql`CREATE INDEX sessions_workspace_idx ON sessions (workspace_id)`
+  yield* sql`CREATE INDEX sessions_expires_idx ON sessions (expires_at)`
+  yield* sql`CREATE INDEX sessions_revoked_idx ON sessions (revoked_at) WHERE revoked_at IS NOT NULL`
+
+  yield* sql`CREATE TABLE sign_in_failures (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    key text NOT NULL,
+    at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX sign_in_failures_key_at_idx ON sign_in_failures (key, at)`
+  yield* sql`CREATE INDEX sign_in_failures_at_idx ON sign_in_failures (at)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_rules_in_core": rulesInCore,
   "0003_folded_titles": foldedTitles,
-  "0004_operator_administration": operatorAdministration
+  "0004_operator_administration": operatorAdministration,
+  "0005_oauth": oauth
 }
 
 const runMigrator = Migrator.make({})

@@ -3,7 +3,7 @@ import { Credential, type CredentialFilter, CredentialId, CredentialStore, UserI
 import { SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
-import { UserRecord } from "./PgUserStore.js"
+import { joinedUser, UserRecord } from "./PgUserStore.js"
 
 /** A `credentials` row, decoded to (and encoded from) a `Credential`. */
 export const CredentialRecord = rowOf(Credential, {})
@@ -17,26 +17,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CredentialStore>, ne
     Request: CredentialRecord,
     execute: (row) => sql`INSERT INTO credentials ${sql.insert(row)}`
   })
-  // The credential and its owner in one round trip; the owner's columns come back prefixed with owner_.
-  const ownerColumns = ["id", "workspace_id", "email", "name", "role", "password_hash", "created_at", "updated_at"]
+  // The credential and its owner in one round trip.
   const decodeWithOwner = Schema.decodeUnknown(
     Schema.Struct({ credential: CredentialRecord, owner: Schema.OptionFromNullOr(UserRecord) })
   )
   const findWithOwner = (tokenHash: string) =>
     Effect.gen(function*() {
       const rows = yield* sql<Record<string, unknown>>`
-        SELECT c.*, ${sql.literal(ownerColumns.map((column) => `u.${column} AS owner_${column}`).join(", "))}
+        SELECT c.*, ${sql.literal(joinedUser.columns("u"))}
         FROM credentials c LEFT JOIN users u ON u.id = c.user_id
         WHERE c.token_hash = ${tokenHash}`
-      const row = rows[0]
-      if (row === undefined) return Option.none()
-      const credential: Record<string, unknown> = {}
-      const owner: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(row)) {
-        if (key.startsWith("owner_")) owner[key.slice(6)] = value
-        else credential[key] = value
-      }
-      return Option.some(yield* decodeWithOwner({ credential, owner: owner.id === null ? null : owner }))
+      if (rows[0] === undefined) return Option.none()
+      const { row, user } = joinedUser.split(rows[0])
+      return Option.some(yield* decodeWithOwner({ credential: row, owner: user }))
     })
   const credentials = recordTable(sql, { table: "credentials", row: CredentialRecord, key: ["id"] })
   const findByUser = SqlSchema.findAll({

@@ -7,6 +7,27 @@ import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./intern
 /** A `users` row, decoded to (and encoded from) a `User`. */
 export const UserRecord = rowOf(User, {})
 
+const userColumns = ["id", "workspace_id", "email", "name", "role", "password_hash", "created_at", "updated_at"]
+const joinedPrefix = "joined_user_"
+
+/**
+ * A row of another table read with its user in one statement (`LEFT JOIN users <alias>`): `columns` selects
+ * the user's columns under a prefix no other table's column has, and `split` takes them off the row again
+ * (the user is null when the join found none).
+ */
+export const joinedUser = {
+  columns: (alias: string): string => userColumns.map((column) => `${alias}.${column} AS ${joinedPrefix}${column}`).join(", "),
+  split: (row: Readonly<Record<string, unknown>>): { readonly row: Record<string, unknown>; readonly user: Record<string, unknown> | null } => {
+    const rest: Record<string, unknown> = {}
+    const user: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(row)) {
+      if (key.startsWith(joinedPrefix)) user[key.slice(joinedPrefix.length)] = value
+      else rest[key] = value
+    }
+    return { row: rest, user: user.id === null || user.id === undefined ? null : user }
+  }
+}
+
 export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const users = recordTable(sql, { table: "users", row: UserRecord, key: ["id"] })

@@ -20,7 +20,9 @@ import * as PgCredentialStore from "./PgCredentialStore.js"
 import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgMeetingStore from "./PgMeetingStore.js"
+import * as PgOAuthStore from "./PgOAuthStore.js"
 import * as PgPool from "./PgPool.js"
+import * as PgSessionStore from "./PgSessionStore.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
 import * as PgWorkspaceStore from "./PgWorkspaceStore.js"
@@ -34,6 +36,8 @@ export {
   PgCredentialStore,
   PgIdempotencyStore,
   PgMeetingStore,
+  PgOAuthStore,
+  PgSessionStore,
   PgTransactor,
   PgUserStore,
   PgWorkspaceStore
@@ -53,6 +57,8 @@ export const layer: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = Layer.
   PgAgendaItemStore.layer,
   PgActionItemStore.layer,
   PgIdempotencyStore.layer,
+  PgOAuthStore.layer,
+  PgSessionStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

@@ -11,14 +11,21 @@ import {
   Email,
   foldCase,
   IdempotencyRecord,
+  Grant,
+  GrantId,
   IdempotencyStore,
   Meeting,
   MeetingFilter,
   MeetingId,
   MeetingStore,
+  OAuthStore,
+  AuthorizationCode,
   ParticipantId,
   ParticipantRow,
   Sequence,
+  Session,
+  SessionId,
+  SessionStore,
   StoredResponse,
   Transactor,
   TranscriptSegment,
@@ -58,7 +65,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -337,7 +344,7 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"]])
         expect(yield* countRows).toEqual(legacyCounts)
         // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
         const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
@@ -536,3 +543,199 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
 
 upgradeSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => PgClient.layer({ url }))))
 upgradeSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => PgliteClient.layer({ dataDir }))))
+
+// --- 0005_oauth: the authorization server's tables, and the foreign keys core's cascades must satisfy ------------
+
+const newUser = (workspaceId: WorkspaceId) =>
+  Effect.gen(function*() {
+    const user = new User({
+      id: UserId.make(randomUUID()),
+      workspace_id: workspaceId,
+      email: Email.make(`oauth-${randomUUID()}@example.com`),
+      name: "Signed in",
+      role: "MEMBER",
+      password_hash: null,
+      created_at: T0,
+      updated_at: T0
+    })
+    yield* (yield* UserStore).insert(user)
+    return user
+  })
+
+const newGrant = (user: User) =>
+  Effect.gen(function*() {
+    const grant = new Grant({
+      id: GrantId.make(randomUUID()),
+      workspace_id: user.workspace_id,
+      user_id: user.id,
+      client_id: "convene-cli",
+      scopes: ["meetings:read"],
+      openid: false,
+      nonce: null,
+      created_at: T0,
+      revoked_at: null
+    })
+    yield* (yield* OAuthStore).insertGrant(grant)
+    return grant
+  })
+
+/** What a user may hold in the new tables, each written alone. */
+const holdings = {
+  session: (user: User) =>
+    Effect.flatMap(SessionStore, (sessions) =>
+      sessions.insert(
+        new Session({
+          id: SessionId.make(randomUUID()),
+          token_hash: randomUUID(),
+          user_id: user.id,
+          workspace_id: user.workspace_id,
+          created_at: T0,
+          expires_at: minutes(60),
+          revoked_at: null
+        })
+      )),
+  code: (user: User) =>
+    Effect.flatMap(OAuthStore, (oauth) =>
+      oauth.insertCode(
+        new AuthorizationCode({
+          code_hash: randomUUID(),
+          grant_id: GrantId.make(randomUUID()),
+          client_id: "convene-cli",
+          redirect_uri: "http://127.0.0.1:1234/cb",
+          user_id: user.id,
+          workspace_id: user.workspace_id,
+          scopes: [],
+          openid: false,
+          code_challenge: "challenge",
+          nonce: null,
+          created_at: T0,
+          expires_at: minutes(1),
+          consumed_at: null
+        })
+      )),
+  grant: (user: User) => Effect.asVoid(newGrant(user))
+}
+
+/** Runs `work` in a unit of work; answers how the unit ended. */
+const unitExit = <A, E, R>(work: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Transactor, ({ withTransaction }) => Effect.exit(withTransaction(work)))
+
+const oauthSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | SqlClient.SqlClient, unknown>) =>
+  layer(adapter, { timeout: "60 seconds" })(`0005_oauth (${name})`, (it) => {
+    it.effect("creates the tables with their keys and indexes", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema() AND tablename = ANY(${[
+            "oauth_clients",
+            "authorization_codes",
+            "grants",
+            "grant_credentials",
+            "signing_keys",
+            "sessions",
+            "sign_in_failures"
+          ]}::text[]) ORDER BY indexname`
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          "authorization_codes_client_idx",
+          "authorization_codes_expires_idx",
+          "authorization_codes_pkey",
+          "authorization_codes_user_idx",
+          "authorization_codes_workspace_idx",
+          "grant_credentials_grant_idx",
+          "grant_credentials_pkey",
+          "grants_client_idx",
+          "grants_pkey",
+          "grants_user_idx",
+          "grants_workspace_idx",
+          "oauth_clients_pkey",
+          "sessions_expires_idx",
+          "sessions_pkey",
+          "sessions_revoked_idx",
+          "sessions_token_hash_key",
+          "sessions_user_idx",
+          "sessions_workspace_idx",
+          "sign_in_failures_at_idx",
+          "sign_in_failures_key_at_idx",
+          "sign_in_failures_pkey",
+          "signing_keys_active_key",
+          "signing_keys_pkey"
+        ])
+      }))
+
+    it.effect("deleting a user who still has a session, a code or a grant fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const users = yield* UserStore
+        const ws = yield* newWorkspace
+        const expected = { session: "sessions_user_id_fkey", code: "authorization_codes_user_id_fkey", grant: "grants_user_id_fkey" }
+        for (const [kind, hold] of Object.entries(holdings)) {
+          const user = yield* newUser(ws.id)
+          yield* hold(user)
+          expect(foreignKeyViolation(yield* unitExit(users.delete(user.id)))).toEqual([expected[kind as keyof typeof expected]])
+          expect(yield* users.get(user.id)).toEqual(Option.some(user))
+        }
+      }))
+
+    it.effect("deleting a credential still recorded under a grant fails when the unit commits; with the grant it commits", () =>
+      Effect.gen(function*() {
+        const credentials = yield* CredentialStore
+        const oauth = yield* OAuthStore
+        const ws = yield* newWorkspace
+        const user = yield* newUser(ws.id)
+        const grant = yield* newGrant(user)
+        const credential = new Credential({
+          id: CredentialId.make(randomUUID()),
+          workspace_id: ws.id,
+          user_id: user.id,
+          kind: "short_lived",
+          name: null,
+          scopes: ["meetings:read"],
+          token_hash: randomUUID(),
+          client_id: "convene-cli",
+          expires_at: minutes(60),
+          revoked_at: null,
+          created_at: T0
+        })
+        yield* credentials.insert(credential)
+        yield* oauth.addGrantCredential(grant.id, credential.id)
+
+        expect(foreignKeyViolation(yield* unitExit(credentials.deleteByUser(user.id))))
+          .toEqual(["grant_credentials_credential_id_fkey"])
+        expect(yield* oauth.grantOf(credential.id)).toEqual(Option.some(grant.id))
+
+        const exit = yield* unitExit(Effect.zipRight(credentials.deleteByUser(user.id), oauth.deleteByUser(user.id)))
+        expect(Exit.isSuccess(exit)).toBe(true)
+        expect(yield* credentials.get(ws.id, credential.id)).toEqual(Option.none())
+        expect(yield* oauth.grantOf(credential.id)).toEqual(Option.none())
+      }))
+
+    it.effect("a grant's grant-credential rows go with it (ON DELETE CASCADE)", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const oauth = yield* OAuthStore
+        const ws = yield* newWorkspace
+        const user = yield* newUser(ws.id)
+        const grant = yield* newGrant(user)
+        const credentialId = CredentialId.make(randomUUID())
+        yield* (yield* CredentialStore).insert(new Credential({
+          id: credentialId,
+          workspace_id: ws.id,
+          user_id: user.id,
+          kind: "refresh_token",
+          name: null,
+          scopes: [],
+          token_hash: randomUUID(),
+          client_id: "convene-cli",
+          expires_at: null,
+          revoked_at: null,
+          created_at: T0
+        }))
+        yield* oauth.addGrantCredential(grant.id, credentialId)
+        yield* sql`DELETE FROM grants WHERE id = ${grant.id}`
+        expect(yield* sql`SELECT * FROM grant_credentials WHERE grant_id = ${grant.id}`).toEqual([])
+      }))
+  })
+
+type StorePortsOfAdapter = Layer.Layer.Success<typeof storeLayer>
+
+oauthSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
+oauthSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))

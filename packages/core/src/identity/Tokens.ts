@@ -246,19 +246,36 @@ const make = Effect.gen(function*() {
     return toList(sliceOf(live, page), page)
   })
 
+  /** Revokes one of the user's tokens by id: 403 for another user's token, 404 for an unknown or revoked one. */
+  const revokeOwn = Effect.fn("Tokens.revokeOwn")(function*(
+    owner: { readonly workspace_id: WorkspaceId; readonly user_id: UserId | null },
+    id: CredentialId
+  ) {
+    const found = yield* store.get(owner.workspace_id, id)
+    if (Option.isNone(found) || found.value.revoked_at !== null || found.value.kind === "api_key") {
+      return yield* Effect.fail(NotFound.of("token", id))
+    }
+    if (found.value.user_id !== owner.user_id) {
+      return yield* Effect.fail(new InsufficientScope({ required: "owner", message: "only the token's owner can delete it" }))
+    }
+    yield* store.revoke(id, yield* now)
+  })
+
   /**
    * Revokes one of the caller's personal access tokens by id: every client using it gets 401 from then on.
    * Another user's token is 403; an unknown or already revoked one is 404.
    */
-  const revokeForCaller = Effect.fn("Tokens.revokeForCaller")(function*(principal: Principal, id: CredentialId) {
-    const found = yield* store.get(principal.workspace_id, id)
-    if (Option.isNone(found) || found.value.revoked_at !== null || found.value.kind === "api_key") {
-      return yield* Effect.fail(NotFound.of("token", id))
-    }
-    if (found.value.user_id !== principal.user_id) {
-      return yield* Effect.fail(new InsufficientScope({ required: "owner", message: "only the token's owner can delete it" }))
-    }
-    yield* store.revoke(id, yield* now)
+  const revokeForCaller = (principal: Principal, id: CredentialId) => revokeOwn(principal, id)
+
+  /** The user's live personal access tokens and short-lived tokens, newest first (the signed-in account page). */
+  const listOwn = Effect.fn("Tokens.listOwn")(function*(userId: UserId) {
+    const at = yield* now
+    return (yield* store.listByUser(userId))
+      .filter((c) =>
+        (c.kind === "personal_access_token" || c.kind === "short_lived") && c.revoked_at === null &&
+        (c.expires_at === null || DateTime.greaterThan(c.expires_at, at))
+      )
+      .map((c) => new TokenRecord(c))
   })
 
   /** Credentials as the operator sees them, with the scopes each authenticates with now. */
@@ -327,6 +344,8 @@ const make = Effect.gen(function*() {
     issueApiKey,
     listForCaller,
     revokeForCaller,
+    revokeOwn,
+    listOwn,
     listForWorkspace,
     listApiKeys,
     listForUser,

@@ -148,6 +148,44 @@ export const readJson = (
     return { text, value }
   })
 
+/** The largest form body read (64 KiB): the OAuth and sign-in forms carry a few short fields. */
+export const maxFormBytes = 64 * 1024
+
+/** Whether a Content-Type names a URL-encoded form (charset utf-8 or none). */
+export const isForm = (contentType: string): boolean => {
+  try {
+    const parsed = ContentType.parse(contentType)
+    const charset = parsed.parameters.charset
+    return parsed.type === "application/x-www-form-urlencoded" && (charset === undefined || charset.toLowerCase() === "utf-8")
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The fields of an `application/x-www-form-urlencoded` body, in order and with repeats (OAuth refuses a
+ * repeated parameter, so they must be seen), read within `maxFormBytes`.
+ */
+export const readForm = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, BodyProblem> =>
+  Effect.gen(function*() {
+    const declared = request.headers["content-length"]
+    const contentType = request.headers["content-type"]
+    if (declared !== undefined && Number(declared) > maxFormBytes) return yield* Effect.fail(BodyProblem.TooLarge())
+    if (contentType === undefined || !isForm(contentType)) {
+      return yield* Effect.fail(BodyProblem.UnsupportedMediaType({ contentType }))
+    }
+    const bytes = yield* readBytes(request, maxFormBytes)
+    let text: string
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      return yield* Effect.fail(BodyProblem.Malformed({ reason: "the request body is not valid UTF-8" }))
+    }
+    return [...new URLSearchParams(text).entries()]
+  })
+
 /**
  * The request with its body already read: every reader of the body gets that one reading (or dies with the
  * reason it was refused). Everything else is the original request's.

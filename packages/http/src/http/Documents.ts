@@ -21,6 +21,7 @@ import { Missing, Unauthorized } from "@convene/api/Errors"
 import * as OpenApiDoc from "@convene/api/OpenApiDoc"
 import { OperatorAuth } from "@convene/api/Security"
 import type { HostConfig } from "../Config.js"
+import type * as Routes from "./Routes.js"
 import { bearerToken, OperatorAuthLive } from "./Security.js"
 
 /** Where the documents are served (the route table lists them beside the contract's routes). */
@@ -35,8 +36,10 @@ export const paths = {
  * The documents' paths for the route table: the operator's document only when the operator API is on (off, its
  * path does not exist, like every operator path: 404 for every method, not 405).
  */
-export const served = (options: { readonly operator: boolean }): ReadonlyArray<string> =>
-  Object.values(paths).filter((path) => options.operator || path !== paths.operatorOpenApi)
+export const served = (options: { readonly operator: boolean }): ReadonlyArray<Routes.ExtraRoute> =>
+  Object.values(paths)
+    .filter((path) => options.operator || path !== paths.operatorOpenApi)
+    .map((path) => ({ method: "GET", path }))
 
 /**
  * What the reference page may load: scripts, styles, fonts, images and requests from this server only; no

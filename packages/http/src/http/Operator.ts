@@ -1,13 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Tokens, Users, UserView, Workspaces } from "@convene/core"
+import { Clients, SigningKeys, Tokens, Users, UserView, Workspaces } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"
+import { RotatedSigningKey } from "@convene/api/Operator"
 
 export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
   Effect.gen(function*() {
     const workspaces = yield* Workspaces
     const users = yield* Users
     const tokens = yield* Tokens
+    const clients = yield* Clients
+    const keys = yield* SigningKeys
     return handlers
       .handle("listWorkspaces", ({ urlParams }) => workspaces.list(urlParams))
       .handle("createWorkspace", ({ payload }) => workspaces.create(payload))
@@ -26,4 +29,6 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
       .handle("listApiKeys", ({ path, urlParams }) => tokens.listApiKeys(path.id, urlParams))
       .handle("createApiKey", ({ path, payload }) => tokens.issueApiKey(path.id, payload))
       .handle("revokeToken", ({ path }) => tokens.revoke(path.id))
+      .handle("createOAuthClient", ({ payload }) => clients.createFirstParty(payload))
+      .handle("rotateSigningKey", () => Effect.map(keys.rotate(), (kid) => new RotatedSigningKey({ kid })))
   }))

@@ -24,8 +24,12 @@ export const routerConfig = {
   ignoreDuplicateSlashes: false
 } as const
 
-/** What a route's endpoint takes as its body. */
-export type BodyKind = "none" | "json" | "multipart"
+/**
+ * What a route's endpoint takes as its body: none, JSON (read by the host), multipart, or its own (`handler`:
+ * the routes beside the contract, such as the OAuth endpoints and the sign-in forms, read their bodies
+ * themselves).
+ */
+export type BodyKind = "none" | "json" | "multipart" | "handler"
 
 export interface Route {
   readonly method: HttpMethod.HttpMethod
@@ -51,18 +55,26 @@ export interface Routes {
   readonly allowed: (path: string) => ReadonlyArray<string>
 }
 
+/** A route the host serves beside the contract (documents, OAuth endpoints, sign-in pages). */
+export interface ExtraRoute {
+  readonly method: HttpMethod.HttpMethod
+  readonly path: string
+}
+
 /**
- * Every route of the contract, plus the documents the host serves beside it. The operator's routes are in
- * only when the operator API is on (off, they do not exist: 404, not 405).
+ * Every route of the contract, plus those the host serves beside it. The operator's routes are in only when
+ * the operator API is on (off, they do not exist: 404, not 405).
  */
-export const make = (options: { readonly operator: boolean; readonly documents: ReadonlyArray<string> }): Routes => {
+export const make = (options: { readonly operator: boolean; readonly extra: ReadonlyArray<ExtraRoute> }): Routes => {
   const router = FindMyWay.make<Route>(routerConfig)
   const methods = new Set<HttpMethod.HttpMethod>()
   const add = (route: Route) => {
     router.on(route.method, route.path as `/${string}`, route)
     methods.add(route.method)
   }
-  for (const path of options.documents) add({ method: "GET", path, body: "none", idempotent: false })
+  for (const route of options.extra) {
+    add({ method: route.method, path: route.path, body: route.method === "GET" ? "none" : "handler", idempotent: false })
+  }
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) => {

@@ -1,0 +1,73 @@
+/**
+ * SessionStore on PostgreSQL: `sessions` (token_hash unique) and `sign_in_failures`, one row per failed attempt
+ * and key, counted by key and time.
+ */
+import { Session, SessionStore } from "@convene/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { orDie, rowOf, uniqueWrite } from "./internal/sql.js"
+import { joinedUser, UserRecord } from "./PgUserStore.js"
+
+/** A `sessions` row, decoded to (and encoded from) a `Session`. */
+export const SessionRecord = rowOf(Session, {})
+
+const FailureCounts = Schema.Array(Schema.Struct({ key: Schema.String, count: Schema.Int }))
+
+export const make: Effect.Effect<Context.Tag.Service<typeof SessionStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const date = DateTime.toDateUtc
+
+  const insertRow = SqlSchema.void({
+    Request: SessionRecord,
+    execute: (row) => sql`INSERT INTO sessions ${sql.insert(row)}`
+  })
+  // The session and its user in one round trip.
+  const decodeWithUser = Schema.decodeUnknown(
+    Schema.Struct({ session: SessionRecord, user: Schema.OptionFromNullOr(UserRecord) })
+  )
+  const findWithUser = (tokenHash: string) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<Record<string, unknown>>`
+        SELECT s.*, ${sql.literal(joinedUser.columns("u"))}
+        FROM sessions s LEFT JOIN users u ON u.id = s.user_id
+        WHERE s.token_hash = ${tokenHash}`
+      if (rows[0] === undefined) return Option.none()
+      const { row, user } = joinedUser.split(rows[0])
+      return Option.some(yield* decodeWithUser({ session: row, user }))
+    })
+  const countFailures = (keys: ReadonlyArray<string>, since: DateTime.Utc) =>
+    Effect.flatMap(
+      sql`
+        SELECT key, count(*)::int AS count FROM sign_in_failures
+        WHERE key = ANY(${keys}::text[]) AND at >= ${date(since)}
+        GROUP BY key`,
+      Schema.decodeUnknown(FailureCounts)
+    )
+
+  return SessionStore.of({
+    insert: (session) => uniqueWrite(sql, insertRow(session)),
+    findByHash: (tokenHash) => orDie(findWithUser(tokenHash)),
+    revoke: (id, at) =>
+      orDie(sql`UPDATE sessions SET revoked_at = ${date(at)} WHERE id = ${id} AND revoked_at IS NULL`).pipe(Effect.asVoid),
+    purge: (before) =>
+      orDie(sql`DELETE FROM sessions WHERE expires_at < ${date(before)} OR revoked_at < ${date(before)}`).pipe(
+        Effect.asVoid
+      ),
+    deleteByUser: (userId) => orDie(sql`DELETE FROM sessions WHERE user_id = ${userId}`).pipe(Effect.asVoid),
+    deleteByWorkspace: (workspaceId) =>
+      orDie(sql`DELETE FROM sessions WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid),
+
+    recordFailure: (keys, at) =>
+      keys.length === 0 ? Effect.void : orDie(sql`
+        INSERT INTO sign_in_failures (key, at)
+        SELECT key, ${date(at)}::timestamptz FROM unnest(${keys}::text[]) AS key`).pipe(Effect.asVoid),
+    failuresSince: (keys, since) =>
+      keys.length === 0
+        ? Effect.succeed(new Map())
+        : orDie(countFailures(keys, since)).pipe(Effect.map((rows) => new Map(rows.map((row) => [row.key, row.count])))),
+    clearFailures: (key) => orDie(sql`DELETE FROM sign_in_failures WHERE key = ${key}`).pipe(Effect.asVoid),
+    purgeFailures: (before) => orDie(sql`DELETE FROM sign_in_failures WHERE at < ${date(before)}`).pipe(Effect.asVoid)
+  })
+})
+
+export const layer: Layer.Layer<SessionStore, never, SqlClient.SqlClient> = Layer.effect(SessionStore, make)

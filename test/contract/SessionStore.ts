@@ -1,0 +1,218 @@
+import { SessionId, SessionStore, type StorePorts, Transactor, User, UserStore } from "@convene/core"
+import { addEqualityTesters, expect, layer } from "@effect/vitest"
+import { Cause, DateTime, Effect, Either, Exit, type Layer, Option } from "effect"
+import { minutes, rolledBack, seedSession, seedUser, seedWorkspace, session, uuid } from "./fixtures.js"
+
+class Boom {
+  readonly _tag = "Boom"
+}
+
+/** A fresh failure key (keys are the installation's: each test counts its own). */
+const key = (tag: string) => `${tag}:${uuid()}`
+
+/** How many failures `failuresSince` answers for each key (a key it leaves out: 0). */
+const counted = (counts: ReadonlyMap<string, number>, keys: ReadonlyArray<string>) => keys.map((k) => counts.get(k) ?? 0)
+
+export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
+  addEqualityTesters()
+
+  layer(storeLayer)(`SessionStore (${name})`, (it) => {
+    it.effect("insert then findByHash answers the session with its user's current row", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const users = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id, { password_hash: "scrypt$hash" })
+        const live = yield* seedSession(ann, { created_at: minutes(-1) })
+        const revoked = yield* seedSession(ann, { revoked_at: minutes(30), expires_at: minutes(60) })
+        expect(yield* store.findByHash(live.token_hash)).toEqual(Option.some({ session: live, user: Option.some(ann) }))
+        expect(yield* store.findByHash(revoked.token_hash)).toEqual(Option.some({ session: revoked, user: Option.some(ann) }))
+        expect(Option.isNone(yield* store.findByHash(session(ann).token_hash))).toBe(true)
+
+        const renamed = new User({ ...ann, name: "Ann Renamed", role: "ADMIN", updated_at: minutes(2) })
+        yield* users.update(renamed)
+        expect(yield* store.findByHash(live.token_hash)).toEqual(Option.some({ session: live, user: Option.some(renamed) }))
+      }))
+
+    it.effect("findByHash answers the session without a user once the user is deleted", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const users = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const annsSession = yield* seedSession(ann)
+        const bobsSession = yield* seedSession(bob)
+        // Inside the unit that deletes the user (core deletes their sessions in it too, before it commits).
+        const seen = yield* rolledBack(Effect.gen(function*() {
+          expect(yield* users.delete(ann.id)).toBe(true)
+          return [yield* store.findByHash(annsSession.token_hash), yield* store.findByHash(bobsSession.token_hash)] as const
+        }))
+        expect(seen).toEqual([
+          Option.some({ session: annsSession, user: Option.none() }),
+          Option.some({ session: bobsSession, user: Option.some(bob) })
+        ])
+        expect(yield* store.findByHash(annsSession.token_hash)).toEqual(Option.some({ session: annsSession, user: Option.some(ann) }))
+      }))
+
+    it.effect("session ids and token hashes are unique", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const first = yield* seedSession(ann)
+        const sameHash = session(ann, { token_hash: first.token_hash })
+        const sameId = session(ann, { id: first.id })
+        for (const clash of [sameHash, sameId]) {
+          const refused = yield* Effect.either(store.insert(clash))
+          expect(Either.isLeft(refused) && refused.left._tag).toBe("DuplicateKey")
+        }
+        expect(Option.isNone(yield* store.findByHash(sameId.token_hash))).toBe(true)
+        expect(yield* store.findByHash(first.token_hash)).toEqual(Option.some({ session: first, user: Option.some(ann) }))
+      }))
+
+    it.effect("revoke marks the session once: a later revoke keeps the first time", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const stored = yield* seedSession(ann)
+        const other = yield* seedSession(ann)
+        yield* store.revoke(stored.id, minutes(5))
+        yield* store.revoke(stored.id, minutes(6))
+        yield* store.revoke(SessionId.make(uuid()), minutes(6))
+        const found = Option.getOrThrow(yield* store.findByHash(stored.token_hash))
+        expect(found.session).toEqual(session(ann, { ...stored, revoked_at: minutes(5) }))
+        expect(found.session.revoked_at && DateTime.toEpochMillis(found.session.revoked_at)).toBe(DateTime.toEpochMillis(minutes(5)))
+        expect(Option.map(yield* store.findByHash(other.token_hash), (f) => f.session)).toEqual(Option.some(other))
+      }))
+
+    it.effect("purge deletes the sessions that expired or were revoked before the instant, and keeps the rest", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const before = minutes(60 * 24 * 365 * 10)
+        const expired = yield* seedSession(ann, { expires_at: minutes(-1, before) })
+        const revoked = yield* seedSession(ann, { expires_at: minutes(60, before), revoked_at: minutes(-1, before) })
+        const expiresAtTheInstant = yield* seedSession(ann, { expires_at: before })
+        const revokedAtTheInstant = yield* seedSession(ann, { expires_at: minutes(60, before), revoked_at: before })
+        const live = yield* seedSession(ann, { expires_at: minutes(60, before) })
+        yield* store.purge(before)
+        expect(Option.isNone(yield* store.findByHash(expired.token_hash))).toBe(true)
+        expect(Option.isNone(yield* store.findByHash(revoked.token_hash))).toBe(true)
+        for (const kept of [expiresAtTheInstant, revokedAtTheInstant, live]) {
+          expect(Option.map(yield* store.findByHash(kept.token_hash), (f) => f.session)).toEqual(Option.some(kept))
+        }
+        // The hash and the id are free again.
+        yield* seedSession(ann, { id: expired.id, token_hash: expired.token_hash, expires_at: minutes(60, before) })
+      }))
+
+    it.effect("deleteByUser deletes the user's sessions only; deleteByWorkspace the workspace's", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const carol = yield* seedUser(other.id)
+        const anns = [yield* seedSession(ann), yield* seedSession(ann, { revoked_at: minutes(1) })]
+        const bobs = yield* seedSession(bob)
+        const carols = yield* seedSession(carol)
+
+        yield* store.deleteByUser(ann.id)
+        for (const s of anns) expect(Option.isNone(yield* store.findByHash(s.token_hash))).toBe(true)
+        expect(Option.map(yield* store.findByHash(bobs.token_hash), (f) => f.session)).toEqual(Option.some(bobs))
+        yield* seedSession(ann, { token_hash: anns[0]!.token_hash })
+
+        yield* store.deleteByWorkspace(ws.id)
+        expect(Option.isNone(yield* store.findByHash(bobs.token_hash))).toBe(true)
+        expect(Option.isNone(yield* store.findByHash(anns[0]!.token_hash))).toBe(true)
+        expect(Option.map(yield* store.findByHash(carols.token_hash), (f) => f.session)).toEqual(Option.some(carols))
+      }))
+
+    it.effect("failuresSince counts each key's failures at or after the instant", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address, quiet] = [key("account"), key("address"), key("account")]
+        yield* store.recordFailure([account, address], minutes(0))
+        yield* store.recordFailure([account], minutes(5))
+        yield* store.recordFailure([account, address], minutes(10))
+        yield* store.recordFailure([], minutes(10))
+
+        expect(counted(yield* store.failuresSince([account, address, quiet], minutes(0)), [account, address, quiet])).toEqual([3, 2, 0])
+        expect(counted(yield* store.failuresSince([account, address, quiet], minutes(5)), [account, address, quiet])).toEqual([2, 1, 0])
+        expect(counted(yield* store.failuresSince([account, address], minutes(6)), [account, address])).toEqual([1, 1])
+        expect(counted(yield* store.failuresSince([account, address], minutes(11)), [account, address])).toEqual([0, 0])
+        const onlyAddress = yield* store.failuresSince([address], minutes(0))
+        expect([...onlyAddress.keys()]).toEqual([address])
+        expect((yield* store.failuresSince([], minutes(0))).size).toBe(0)
+      }))
+
+    it.effect("racing recordFailure: every failure is counted", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address] = [key("account"), key("address")]
+        yield* Effect.all(
+          Array.from({ length: 20 }, (_, i) => store.recordFailure([account, address], minutes(i % 3))),
+          { concurrency: "unbounded" }
+        )
+        expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([20, 20])
+      }))
+
+    it.effect("clearFailures forgets the failures of one key only", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address] = [key("account"), key("address")]
+        yield* store.recordFailure([account, address], minutes(0))
+        yield* store.recordFailure([account, address], minutes(1))
+        yield* store.clearFailures(account)
+        expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([0, 2])
+        yield* store.recordFailure([account], minutes(2))
+        expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([1, 2])
+        yield* store.clearFailures(key("account"))
+      }))
+
+    it.effect("purgeFailures deletes the failures older than the instant, of every key, and keeps the rest", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address] = [key("account"), key("address")]
+        const before = minutes(60 * 24 * 365 * 10)
+        yield* store.recordFailure([account, address], minutes(-1, before))
+        yield* store.recordFailure([account], before)
+        yield* store.recordFailure([address], minutes(1, before))
+        yield* store.purgeFailures(before)
+        expect(counted(yield* store.failuresSince([account, address], minutes(-60, before)), [account, address])).toEqual([1, 1])
+      }))
+
+    it.effect("a failing unit of work leaves no trace of its session writes", () =>
+      Effect.gen(function*() {
+        const { withTransaction } = yield* Transactor
+        const store = yield* SessionStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const existing = yield* seedSession(ann)
+        const bobs = yield* seedSession(bob)
+        const fresh = session(ann)
+        const [account, address] = [key("account"), key("address")]
+        yield* store.recordFailure([address], minutes(0))
+
+        const exit = yield* Effect.exit(withTransaction(Effect.gen(function*() {
+          yield* store.insert(fresh)
+          yield* store.revoke(existing.id, minutes(1))
+          yield* store.deleteByUser(bob.id)
+          yield* store.recordFailure([account], minutes(1))
+          yield* store.clearFailures(address)
+          expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([1, 0])
+          return yield* Effect.fail(new Boom())
+        })))
+
+        expect(Exit.isFailure(exit) && Option.map(Cause.failureOption(exit.cause), (e) => e._tag)).toEqual(Option.some("Boom"))
+        expect(Option.isNone(yield* store.findByHash(fresh.token_hash))).toBe(true)
+        expect(Option.map(yield* store.findByHash(existing.token_hash), (f) => f.session)).toEqual(Option.some(existing))
+        expect(Option.map(yield* store.findByHash(bobs.token_hash), (f) => f.session)).toEqual(Option.some(bobs))
+        expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([0, 1])
+      }))
+  })
+}
