@@ -96,6 +96,9 @@ export const client = (baseUrl: string, token?: string) => {
 
 export type Client = ReturnType<typeof client>
 
+/** The password of every user `provision` creates. */
+export const provisionedPassword = "correct horse battery"
+
 /** Provisions a workspace with one user of the given role and a token for them, through the operator API. */
 export const provision = async (baseUrl: string, options: {
   readonly plan?: "FREE" | "PRO" | "ELITE" | "ENTERPRISE"
@@ -107,11 +110,12 @@ export const provision = async (baseUrl: string, options: {
   const workspaceId = options.workspaceId ??
     (await operator.post("/operator/v1/workspaces", { name: "Test workspace", plan: options.plan ?? "PRO" })).body.id
   const role = options.role ?? "MEMBER"
+  const email = `user-${crypto.randomUUID()}@example.com`
   const user = await operator.post(`/operator/v1/workspaces/${workspaceId}/users`, {
-    email: `user-${crypto.randomUUID()}@example.com`,
+    email,
     name: "Test User",
     role,
-    password: "correct horse battery"
+    password: provisionedPassword
   })
   if (user.status !== 201) throw new Error(`user creation failed: ${user.text}`)
   const scopes = options.scopes ??
@@ -126,5 +130,11 @@ export const provision = async (baseUrl: string, options: {
       : { kind: "personal_access_token", scopes, expiry_days: 30 }
   )
   if (token.status !== 201) throw new Error(`token issue failed: ${token.text}`)
-  return { workspaceId, userId: user.body.id as string, token: token.body.token as string, api: client(baseUrl, token.body.token) }
+  return {
+    workspaceId,
+    userId: user.body.id as string,
+    email,
+    token: token.body.token as string,
+    api: client(baseUrl, token.body.token)
+  }
 }

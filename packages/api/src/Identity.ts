@@ -41,8 +41,10 @@ export class IdentityApi extends HttpApiGroup.make("identity")
         OpenApi.Description,
         "Issues a personal access token (svc_pat_v1_; PRO plan and higher, 402 otherwise), valid `expiry_days` 30, 60, 90, " +
           "180 or 365 days, with scopes the calling token holds (400 naming the others). The token " +
-          "is shown once. Only a personal access token or an OAuth access token may issue one: a short-lived token (which " +
-          "must not outlive itself) or a workspace API key (no user) gets 403 insufficient_scope."
+          "is shown once. Only a personal access token, an OAuth access token or the signed-in session (its token, the " +
+          "session cookie's value, as the bearer; with every scope the user's role grants) may issue one: a short-lived " +
+          "token (which must not outlive itself) or a workspace API key (no user) gets 403 insufficient_scope. The " +
+          "session is accepted on no other /v1 endpoint."
       )
   )
   .add(

@@ -93,10 +93,18 @@ export class Credential extends Schema.Class<Credential>("Credential")({
 export const isLive = (credential: Pick<Credential, "revoked_at" | "expires_at">, at: DateTime.Utc): boolean =>
   credential.revoked_at === null && (credential.expires_at === null || DateTime.greaterThan(credential.expires_at, at))
 
+/**
+ * What a caller authenticated with: a credential of one of the kinds, or the signed-in browser session, which only
+ * the endpoints that say so accept (issuing a personal access token).
+ */
+export const PrincipalKind = Schema.Union(CredentialKind, Schema.Literal("session"))
+export type PrincipalKind = typeof PrincipalKind.Type
+
 /** Who is calling: what a valid credential authenticates as, for the length of one request. */
 export class Principal extends Schema.Class<Principal>("Principal")({
+  /** The credential's id (the session's id for a session). */
   credential_id: CredentialId,
-  kind: CredentialKind,
+  kind: PrincipalKind,
   workspace_id: WorkspaceId,
   user_id: Schema.NullOr(UserId),
   role: Schema.NullOr(Role),

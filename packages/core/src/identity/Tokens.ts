@@ -18,6 +18,7 @@ import {
   grantsOf,
   isWorkspaceScope,
   type Principal,
+  type PrincipalKind,
   Scope,
   Scopes,
   scopesGranted,
@@ -31,10 +32,11 @@ import { Users } from "./Users.js"
 export const ExpiryDays = Schema.Literal(30, 60, 90, 180, 365)
 export const ExpiryHours = Schema.Literal(1, 2, 4, 6)
 
-/** The credentials that may issue personal access tokens to their user (and, with OAuth, the session). */
-export const tokenIssuers: ReadonlyArray<CredentialKind> = ["personal_access_token", "access_token"]
+/** What may issue personal access tokens to its user: long-lived user credentials and the signed-in session. */
+export const tokenIssuers: ReadonlyArray<PrincipalKind> = ["personal_access_token", "access_token", "session"]
 
-const kindNames: Record<CredentialKind, string> = {
+const kindNames: Record<PrincipalKind, string> = {
+  session: "signed-in session",
   access_token: "OAuth access token",
   refresh_token: "refresh token",
   personal_access_token: "personal access token",

@@ -132,14 +132,14 @@ export const make = (settings: OAuthSettings) =>
     ) {
       const clientIds = valuesOf(params, "client_id")
       if (clientIds.length !== 1 || clientIds[0] === "") {
-        return { _tag: "Refused", description: clientIds.length === 0 ? "client_id is missing" : "client_id must be given once" } as AuthorizeOutcome
+        return { _tag: "Refused", description: clientIds.length > 1 ? "client_id must be given once" : "client_id is missing" } as AuthorizeOutcome
       }
       const found = yield* clients.find(clientIds[0]!)
       if (Option.isNone(found)) return { _tag: "Refused", description: "the application (client_id) is not known to this server" } as AuthorizeOutcome
       const client = found.value
       const redirects = valuesOf(params, "redirect_uri")
       if (redirects.length !== 1 || redirects[0] === "") {
-        return { _tag: "Refused", description: redirects.length === 0 ? "redirect_uri is missing" : "redirect_uri must be given once" } as AuthorizeOutcome
+        return { _tag: "Refused", description: redirects.length > 1 ? "redirect_uri must be given once" : "redirect_uri is missing" } as AuthorizeOutcome
       }
       const redirectUri = redirects[0]!
       if (!redirectAllowed(client, redirectUri)) {
@@ -196,10 +196,10 @@ export const make = (settings: OAuthSettings) =>
       scopes = scopes.filter((scope) => grantsOf(user.role).includes(scope))
       if (scopes.length === 0 && !openid) return fail("invalid_scope", `none of the requested scopes is granted to the role ${user.role}`)
 
-      if (client.kind === "registered") {
-        if (Option.isNone(decision)) return { _tag: "ConsentRequired", client, scopes, openid, redirectUri } as AuthorizeOutcome
-        if (decision.value === "deny") return fail("access_denied", "the user denied the request")
+      if (client.kind === "registered" && Option.isNone(decision)) {
+        return { _tag: "ConsentRequired", client, scopes, openid, redirectUri } as AuthorizeOutcome
       }
+      if (Option.isSome(decision) && decision.value === "deny") return fail("access_denied", "the user denied the request")
 
       const code = yield* random
       const at = yield* now
@@ -254,8 +254,11 @@ export const make = (settings: OAuthSettings) =>
         return token
       })
 
-    /** An access token and a refresh token of the grant, and an ID token when it was granted `openid`. */
-    const issue = (grant: Grant, scopes: ReadonlyArray<Scope>) =>
+    /**
+     * An access token and a refresh token of the grant, and an ID token when it was granted `openid` (with the
+     * authorization request's nonce only in the first: OpenID Connect Core 12.2 leaves it out on refresh).
+     */
+    const issue = (grant: Grant, scopes: ReadonlyArray<Scope>, first: boolean) =>
       Effect.gen(function*() {
         const access = yield* mintFor(grant, "access_token", scopes, profile.accessLifetime)
         const refresh = yield* mintFor(grant, "refresh_token", scopes, profile.refreshLifetime)
@@ -274,7 +277,7 @@ export const make = (settings: OAuthSettings) =>
           aud: grant.client_id,
           iat: issuedAt,
           exp: issuedAt + Math.round(Duration.toSeconds(profile.accessLifetime)),
-          ...(grant.nonce === null ? {} : { nonce: grant.nonce })
+          ...(grant.nonce === null || !first ? {} : { nonce: grant.nonce })
         })
         return { ...response, id_token: idToken }
       })
@@ -327,7 +330,7 @@ export const make = (settings: OAuthSettings) =>
           revoked_at: null
         })
         yield* store.insertGrant(grant).pipe(Effect.orDie)
-        return { _tag: "Issued", response: yield* issue(grant, code.scopes) } as Exchanged
+        return { _tag: "Issued", response: yield* issue(grant, code.scopes, true) } as Exchanged
       }))
       if (outcome._tag === "Replayed") {
         yield* revokeChain(outcome.grantId)
@@ -380,7 +383,7 @@ export const make = (settings: OAuthSettings) =>
           scopes = scopes.filter((scope) => asked.includes(scope))
         }
         if (!(yield* credentials.revoke(credential.id, at))) return { _tag: "Replayed", grantId: grantId.value } as Refreshed
-        return { _tag: "Issued", response: yield* issue(grant.value, scopes) } as Refreshed
+        return { _tag: "Issued", response: yield* issue(grant.value, scopes, false) } as Refreshed
       }))
       if (outcome._tag === "Replayed") {
         yield* revokeChain(outcome.grantId)

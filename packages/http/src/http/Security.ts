@@ -3,10 +3,22 @@
  * and the operator token on /operator (compared in constant time). `asCaller` gives handlers the principal.
  */
 import { HttpServerRequest } from "@effect/platform"
-import { Authentication, Crypto, NotFound, type Principal, Unauthenticated } from "@convene/core"
+import {
+  Authentication,
+  CredentialId,
+  Crypto,
+  grantsOf,
+  NotFound,
+  Principal,
+  sessionPrefix,
+  Sessions,
+  trusted,
+  Unauthenticated
+} from "@convene/core"
 import { type Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { Authenticate, CurrentPrincipal, OperatorAuth } from "@convene/api/Security"
 import type { HostConfig } from "../Config.js"
+import { CurrentRoute } from "./RequestContext.js"
 import { RequestLog } from "./RequestLog.js"
 
 /** Who called, for the access line (never the token itself). */
@@ -38,16 +50,54 @@ export const authenticateRequest = (
   request: HttpServerRequest.HttpServerRequest) =>
   authentication.authenticate(Redacted.make(Option.getOrElse(bearerToken(request), () => "")))
 
+/** The endpoints that take the signed-in session as a bearer token besides credentials (decisions.md: issuing tokens). */
+const sessionRoutes = new Set(["POST /v1/user/tokens"])
+
+/**
+ * The principal of a session token (`svc_ses_v1_`, the session cookie's value) where the route takes one: the
+ * session's user with every scope their role grants. Anywhere else a session is no credential (401).
+ */
+const sessionPrincipal = (sessions: Sessions["Type"], token: string) =>
+  Effect.gen(function*() {
+    const route = yield* Effect.serviceOption(CurrentRoute)
+    if (Option.isNone(route) || !sessionRoutes.has(`${route.value.method} ${route.value.path}`)) {
+      return yield* Effect.fail(
+        new Unauthenticated({ reason: "malformed", message: "a browser session is not a credential for this endpoint; use a token" })
+      )
+    }
+    const live = yield* sessions.resolve(token)
+    if (Option.isNone(live)) {
+      return yield* Effect.fail(new Unauthenticated({ reason: "unknown", message: "the session is not valid (signed out or expired)" }))
+    }
+    const { session, user } = live.value
+    return new Principal({
+      credential_id: CredentialId.make(session.id),
+      kind: "session",
+      workspace_id: user.workspace_id,
+      user_id: user.id,
+      role: user.role,
+      scopes: grantsOf(user.role),
+      client_id: null,
+      expires_at: session.expires_at
+    }, trusted)
+  })
+
 export const AuthenticateLive = Layer.effect(
   Authenticate,
   Effect.gen(function*() {
     const authentication = yield* Authentication
+    const sessions = yield* Sessions
     return {
       bearer: () =>
         Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
           Option.isSome(known)
             ? Effect.succeed(known.value)
-            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authenticateRequest(authentication, request))).pipe(
+            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+              const token = Option.getOrElse(bearerToken(request), () => "")
+              return token.startsWith(sessionPrefix)
+                ? sessionPrincipal(sessions, token)
+                : authenticateRequest(authentication, request)
+            })).pipe(
               Effect.flatMap(noteCaller)
             )
     }
