@@ -287,7 +287,7 @@ describe("the authorization server's pages", () => {
     }
     expect(Pages.headers(pages["/signin"]!)).toEqual({
       "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
+      "referrer-policy": "same-origin",
       "cache-control": "no-store",
       "x-frame-options": "DENY",
       "content-security-policy": base

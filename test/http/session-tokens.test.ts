@@ -19,7 +19,7 @@ const signIn = async (url: string, email: string) => {
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: `convene_csrf=${csrfCookie}` },
     body: new URLSearchParams({ email, password: provisionedPassword, continue: "/account", csrf }).toString()
   })
-  expect([signedIn.status, signedIn.headers.get("location")]).toEqual([303, "/account"])
+  expect([signedIn.status, signedIn.headers.get("location")]).toEqual([302, "/account"])
   return { session: /convene_session=([^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")![1]!, csrf: csrfCookie }
 }
 

@@ -11,7 +11,7 @@
  */
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Crypto, type LiveSession, sessionPolicy, type Sessions } from "@convene/core"
-import { Duration, Effect, Encoding, Option } from "effect"
+import { Effect, Encoding, Option } from "effect"
 import { type HostConfig, identityOf } from "../Config.js"
 import * as Pages from "../pages/Pages.js"
 
@@ -62,7 +62,7 @@ export const setSession = (response: HttpServerResponse.HttpServerResponse, sett
     sameSite: "lax",
     path: "/",
     secure: settings.secure,
-    maxAge: Duration.toSeconds(sessionPolicy.lifetime)
+    maxAge: sessionPolicy.lifetime
   })
 
 export const clearSession = (response: HttpServerResponse.HttpServerResponse, settings: BrowserSettings) =>

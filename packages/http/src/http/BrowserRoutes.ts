@@ -65,7 +65,7 @@ export const served = (config: { readonly signIn: boolean }): ReadonlyArray<Extr
 ]
 
 const redirect = (location: string, status = 303) =>
-  HttpServerResponse.empty({ status, headers: { location, "cache-control": "no-store", "referrer-policy": "no-referrer" } })
+  HttpServerResponse.empty({ status, headers: { location, "cache-control": "no-store", "referrer-policy": "same-origin" } })
 
 /** A navigation of a browser (it takes HTML), as opposed to a program calling the endpoint. */
 const isBrowser = (request: HttpServerRequest.HttpServerRequest) =>
@@ -128,7 +128,8 @@ export const layer = (config: HostConfig) =>
       const signedIn = yield* Effect.either(
         sessions.signIn({ email, password: Browser.field(form.value, "password") ?? "", address: Browser.addressOf(request) })
       )
-      if (signedIn._tag === "Right") return Browser.setSession(redirect(next), settings, signedIn.right.token)
+      // decisions.md: 302 to `continue`.
+      if (signedIn._tag === "Right") return Browser.setSession(redirect(next, 302), settings, signedIn.right.token)
       const failure = signedIn.left
       return yield* signInPage(
         request,

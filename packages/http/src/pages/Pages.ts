@@ -40,13 +40,15 @@ export const actions = {
 } as const
 
 /**
- * The headers every page is served with besides its policy: no MIME sniffing, no Referer to wherever a link or
- * redirect leads (the consent page's request token never leaves in one), never cached (the pages carry CSRF
- * tokens and, once, a new token), never framed (also for browsers without `frame-ancestors`).
+ * The headers every page is served with besides its policy: no MIME sniffing, no Referer to another site
+ * wherever a link or redirect leads (the consent page's request token never leaves in one; `same-origin`, not
+ * `no-referrer`, because under `no-referrer` browsers send `Origin: null` on the pages' own form posts, which the
+ * CSRF check must be able to tell from another site's), never cached (the pages carry CSRF tokens and, once, a
+ * new token), never framed (also for browsers without `frame-ancestors`).
  */
 export const securityHeaders = {
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
   "x-frame-options": "DENY"
 } as const
