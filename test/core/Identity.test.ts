@@ -168,8 +168,8 @@ describe("Tokens and authentication", () => {
     it.effect("issueForCaller: an OAuth access token may too (tokenIssuers)", () =>
       Effect.gen(function*() {
         const { principal, user } = yield* principalFor({ plan: "PRO" })
-        expect(tokenIssuers).toEqual(["personal_access_token", "access_token"])
-        // No OAuth server yet mints access tokens: the principal one would authenticate as.
+        expect(tokenIssuers).toEqual(["personal_access_token", "access_token", "session"])
+        // The principal an OAuth access token authenticates as (the OAuth server's own tests mint real ones).
         const oauth = new Principal({ ...principal, credential_id: CredentialId.make(crypto.randomUUID()), kind: "access_token", client_id: "app" })
         const issued = yield* (yield* Tokens).issueForCaller(oauth, patRequest())
         expect(issued.kind).toBe("personal_access_token")
@@ -184,7 +184,7 @@ describe("Tokens and authentication", () => {
         const before = yield* credentialsOf(user.id)
 
         const shortLived = yield* Effect.flip(tokens.issueForCaller(principal, patRequest()))
-        expect(shortLived).toMatchObject({ _tag: "InsufficientScope", required: "personal_access_token access_token" })
+        expect(shortLived).toMatchObject({ _tag: "InsufficientScope", required: "personal_access_token access_token session" })
         expect(shortLived.message).toMatch(/^a short-lived token cannot issue tokens/)
 
         const apiKey = yield* apiKeyFor(workspace.id)

@@ -182,6 +182,30 @@ export const paths: Json = {
         "400": { description: "unknown client or redirect URI: an HTML page", content: { "text/html": { schema: { type: "string" } } } },
         "401": errorResponse("no session and not a browser (login_required)")
       }
+    },
+    post: {
+      tags,
+      operationId: "oauth.consent",
+      summary: "Consent decision (browser form)",
+      description:
+        "The consent page's form: `csrf` (equal to the CSRF cookie), `request` (the authorization request's query, " +
+        "checked again in full) and `decision` (`approve` or `deny`). 303 back to the client with a code or " +
+        "`error=access_denied`; 403 (HTML) for a form from another site or without the CSRF cookie.",
+      security: [{ session: [] }],
+      requestBody: form({
+        type: "object",
+        required: ["csrf", "request", "decision"],
+        properties: {
+          csrf: { type: "string" },
+          request: { type: "string" },
+          decision: { type: "string", enum: ["approve", "deny"] }
+        }
+      }),
+      responses: {
+        "303": { description: "back to the client, or to the sign-in page when the session ended" },
+        "400": { description: "no decision, or a request that cannot go back to its client: an HTML page", content: { "text/html": { schema: { type: "string" } } } },
+        "403": { description: "not this site's form", content: { "text/html": { schema: { type: "string" } } } }
+      }
     }
   },
   "/v1/oauth/token": {

@@ -84,13 +84,18 @@ const jsonSchemaOf = (doc: OpenApiDocument, content: unknown): JsonSchema | unde
   return isObject(json) && json.schema !== undefined ? resolve(doc, json.schema) : undefined
 }
 
-/** Every operation of the document. */
+/**
+ * Every operation of the document that answers in the API's envelope. The OAuth endpoints (tag `OAuth`) answer
+ * RFC 6749's `{error, error_description}`, take forms and redirect browsers, which the oracle's rules are not
+ * about: their hostile and valid-ish requests are generated and judged in test/http/oauth/attacks.test.ts.
+ */
 export const operations = (doc: OpenApiDocument): ReadonlyArray<Operation> =>
   Object.entries(doc.paths).flatMap(([template, item]) => {
     const pathMethods = METHODS.filter((method) => isObject(item[method])).map((method) => method.toUpperCase())
     return METHODS.flatMap((method) => {
       const operation = item[method]
       if (!isObject(operation)) return []
+      if (Array.isArray(operation.tags) && operation.tags.includes("OAuth")) return []
       const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isObject).map((parameter) => ({
         name: String(parameter.name),
         in: parameter.in as Parameter["in"],

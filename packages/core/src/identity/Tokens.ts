@@ -267,7 +267,9 @@ const make = Effect.gen(function*() {
    * Revokes one of the caller's personal access tokens by id: every client using it gets 401 from then on.
    * Another user's token is 403; an unknown or already revoked one is 404.
    */
-  const revokeForCaller = (principal: Principal, id: CredentialId) => revokeOwn(principal, id)
+  const revokeForCaller = Effect.fn("Tokens.revokeForCaller")(function*(principal: Principal, id: CredentialId) {
+    return yield* revokeOwn(principal, id)
+  })
 
   /** The user's live personal access tokens and short-lived tokens, newest first (the signed-in account page). */
   const listOwn = Effect.fn("Tokens.listOwn")(function*(userId: UserId) {
