@@ -28,8 +28,17 @@ export default defineConfig({
         test: {
           name: "http-on-pglite",
           include: ["test/http/**/*.test.ts"],
-          // Not the store's business: the API reference page in a browser, the log format, the store's wording.
-          exclude: ["test/http/docs.test.ts", "test/http/pages.test.ts", "test/http/logging.test.ts", "test/http/store-choice.test.ts"],
+          // Not the store's business: the pages in a browser (the reference, the sign-in pages; the OAuth flow over
+          // HTTP runs here in flow.test.ts), the attacker's probes of the OAuth input rules, the log format, the
+          // store's wording.
+          exclude: [
+            "test/http/docs.test.ts",
+            "test/http/pages.test.ts",
+            "test/http/oauth/browser.test.ts",
+            "test/http/oauth/attacks.test.ts",
+            "test/http/logging.test.ts",
+            "test/http/store-choice.test.ts"
+          ],
           env: { CONVENE_TEST_STORE: "pglite" }
         }
       }
