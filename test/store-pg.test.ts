@@ -1,12 +1,15 @@
 /**
  * The store contract suites against @convene/store-pg, twice: on PGlite (a copy of the template cluster)
  * and on the PostgreSQL server (a throwaway database; DATABASE_URL, else the local server). The server run
- * fails, never skips, when no server answers.
+ * fails, never skips, when no server answers. On the server alone (PGlite is one session: its transactions
+ * never overlap), the event log's ordering across concurrent transactions.
  */
+import { EventLog, Transactor } from "@convene/core"
 import { layerPg, layerPglite } from "@convene/store-pg"
-import { afterAll } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { afterAll, expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestServices } from "effect"
 import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { domainEvent, seedWorkspace } from "./contract/fixtures.js"
 import { runContractSuites } from "./contract/index.js"
 
 // Each adapter is built once for the whole file (on first use) and shared by the suites, which create their
@@ -22,3 +25,47 @@ const server = sharedLayer(Layer.unwrapScoped(Effect.map(serverDatabase, (url) =
 
 runContractSuites("PGlite", pglite)
 runContractSuites("PostgreSQL", server)
+
+layer(server, { timeout: "60 seconds" })("EventLog visibility (PostgreSQL)", (it) => {
+  it.effect("positions become visible in order: a second append to the workspace waits for the first transaction to end", () =>
+    Effect.gen(function*() {
+      const log = yield* EventLog
+      const { withTransaction } = yield* Transactor
+      const ws = yield* seedWorkspace()
+      const other = yield* seedWorkspace()
+      const first = domainEvent(ws.id, { type: "meeting.created" })
+      const second = domainEvent(ws.id, { type: "meeting.updated" })
+      const elsewhere = domainEvent(other.id, { type: "meeting.created" })
+
+      // Transaction A appends and stays open on its connection until released.
+      const appended = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const a = yield* Effect.fork(withTransaction(Effect.gen(function*() {
+        yield* log.append(first)
+        yield* Deferred.succeed(appended, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(appended)
+
+      // Transaction B, on another connection, appends to the same workspace: it waits for A.
+      const b = yield* Effect.fork(withTransaction(log.append(second)))
+      // Another workspace's append does not wait.
+      yield* withTransaction(log.append(elsewhere))
+      expect((yield* log.after(other.id, 0, 10)).map((entry) => entry.event.id)).toEqual([elsewhere.id])
+      yield* TestServices.provideLive(Effect.sleep("200 millis"))
+      expect(b.unsafePoll()).toBeNull()
+      // Read outside both: nothing of the workspace is visible while A is open.
+      expect(yield* log.after(ws.id, 0, 10)).toEqual([])
+      expect(yield* log.head(ws.id)).toBe(0)
+
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(a)
+      yield* Fiber.join(b)
+      const firstAt = Option.getOrThrow(yield* log.positionOf(ws.id, first.id))
+      const secondAt = Option.getOrThrow(yield* log.positionOf(ws.id, second.id))
+      expect(firstAt).toBeLessThan(secondAt)
+      const logged = yield* log.after(ws.id, 0, 10)
+      expect(logged.map((entry) => [entry.position, entry.event])).toEqual([[firstAt, first], [secondAt, second]])
+      expect(yield* log.head(ws.id)).toBe(secondAt)
+    }))
+})

@@ -14,7 +14,9 @@ import {
   Credential,
   CredentialId,
   CredentialStore,
+  DomainEvent,
   Email,
+  EventId,
   Grant,
   GrantId,
   IdempotencyRecord,
@@ -191,6 +193,18 @@ export const pendingClaim = (fields: Partial<IdempotencyRecord> = {}): Idempoten
     response: null,
     created_at: T0,
     expires_at: minutes(5),
+    ...fields
+  })
+
+/** A `meeting.created` event in the workspace by no user, at `T0`. */
+export const domainEvent = (workspaceId: WorkspaceId, fields: Partial<DomainEvent> = {}): DomainEvent =>
+  new DomainEvent({
+    id: EventId.make(uuid()),
+    type: "meeting.created",
+    workspace_id: workspaceId,
+    actor_user_id: null,
+    occurred_at: T0,
+    data: { id: uuid(), title: "Weekly sync" },
     ...fields
   })
 

@@ -8,6 +8,7 @@ import type { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
 import * as CredentialStore from "./CredentialStore.js"
+import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
@@ -26,5 +27,6 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   IdempotencyStore.suite(name, layer)
   OAuthStore.suite(name, layer)
   SessionStore.suite(name, layer)
+  EventLog.suite(name, layer)
   Transactor.suite(name, layer)
 }

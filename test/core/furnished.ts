@@ -35,11 +35,15 @@ export const CoreWithSnapshots = Convene.layer.pipe(
   Layer.provideMerge(NodeCrypto.layer)
 )
 
-/** Every row the store holds that names one of `ids`, as `table: row`. */
+/**
+ * Every row the store holds that names one of `ids`, as `table: row`. The event log is left out: it is the
+ * history of what happened (who did what, to what), kept for its retention (7 days) whoever is deleted since, so
+ * that webhook deliveries and resumed streams stay consistent; a deleted user's id ages out with it.
+ */
 export const rowsNaming = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const snapshot = yield* (yield* StoreSnapshot).take
-    return [...snapshot].flatMap(([table, rows]) =>
+    return [...snapshot].filter(([table]) => table !== "events").flatMap(([table, rows]) =>
       rows.filter((row) => ids.some((id) => row.includes(id))).map((row) => `${table}: ${row}`)
     )
   })

@@ -2,7 +2,7 @@
  * A store decorator for fault injection: every write method of every storage port is wrapped so that a test
  * can run one operation and say "die right after its k-th write".
  *
- * - `layer` takes the seven data ports (and the Transactor, passed through untouched) from the store it is
+ * - `layer` takes the data ports (and the Transactor, passed through untouched) from the store it is
  *   provided with and answers decorated ones; wire the core on top of it.
  * - `record(operation, { dieAfter: k })` runs the operation with a fresh write counter (counting from the start
  *   of the operation; setup before it and checks after it are not counted) and answers its exit together with
@@ -18,6 +18,7 @@ import {
   ActionItemStore,
   AgendaItemStore,
   CredentialStore,
+  EventLog,
   IdempotencyStore,
   OAuthStore,
   SessionStore,
@@ -189,6 +190,14 @@ export const methods = {
     failuresSince: "read",
     clearFailures: "write",
     purgeFailures: "write"
+  },
+  EventLog: {
+    append: "write",
+    after: "read",
+    positionOf: "read",
+    head: "read",
+    purge: "write",
+    deleteByWorkspace: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -200,6 +209,7 @@ export const methods = {
   readonly IdempotencyStore: Methods<Context.Tag.Service<IdempotencyStore>>
   readonly OAuthStore: Methods<Context.Tag.Service<OAuthStore>>
   readonly SessionStore: Methods<Context.Tag.Service<SessionStore>>
+  readonly EventLog: Methods<Context.Tag.Service<EventLog>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -213,6 +223,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(IdempotencyStore, methods.IdempotencyStore),
   port(OAuthStore, methods.OAuthStore),
   port(SessionStore, methods.SessionStore),
+  port(EventLog, methods.EventLog),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor)
 )

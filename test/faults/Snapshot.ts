@@ -167,7 +167,13 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   sessions: (table) => [...HashMap.values(table)].map((row) => ["sessions", row]),
   sessionHashes: (table) => [...table].map(([hash, id]) => ["sessions (by token hash)", { hash, id }]),
   signInFailures: (table) =>
-    [...table].flatMap(([key, instants]) => instants.map((at) => ["sign_in_failures", { key, at }] as const))
+    [...table].flatMap(([key, instants]) => instants.map((at) => ["sign_in_failures", { key, at }] as const)),
+  events: (table) =>
+    [...HashMap.values(table)].flatMap((logged) =>
+      logged.map(({ event, position }) => ["events", { position, ...event }] as const)
+    ),
+  // The identity sequence behind `position` on PostgreSQL: not a table there, nor a row here.
+  eventPosition: () => []
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

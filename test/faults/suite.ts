@@ -77,14 +77,16 @@ const operations: ReadonlyArray<Operation> = [
       "WorkspaceStore.consume",
       "MeetingStore.insert",
       "MeetingStore.addParticipants",
-      ...standUp.agenda_items.map(() => "AgendaItemStore.insert")
+      ...standUp.agenda_items.map(() => "AgendaItemStore.insert"),
+      "EventLog.append"
     ],
     // The monthly counter goes from 1 to 2: a fault must give the unit back.
     changes: {
       workspace_usage: changed(1),
       meetings: added(1),
       participants: added(1),
-      agenda_items: added(standUp.agenda_items.length)
+      agenda_items: added(standUp.agenda_items.length),
+      events: added(1)
     },
     prepare: Effect.gen(function*() {
       const { principal } = yield* principalFor({ plan: "FREE" })
@@ -95,8 +97,9 @@ const operations: ReadonlyArray<Operation> = [
   },
   {
     name: "Meetings.delete (with agenda, talking points, action item, transcript)",
-    writes: ["ActionItemStore.deleteByMeeting", "AgendaItemStore.deleteByMeeting", "MeetingStore.delete"],
+    writes: ["ActionItemStore.deleteByMeeting", "AgendaItemStore.deleteByMeeting", "MeetingStore.delete", "EventLog.append"],
     changes: {
+      events: added(1),
       action_items: removed(1),
       agenda_items: removed(standUp.agenda_items.length + 1),
       talking_points: removed(1),
@@ -119,8 +122,8 @@ const operations: ReadonlyArray<Operation> = [
   },
   {
     name: "AgendaItems.create with talking points",
-    writes: ["AgendaItemStore.insert", "AgendaItemStore.setTalkingPoints"],
-    changes: { agenda_items: added(1), talking_points: added(1) },
+    writes: ["AgendaItemStore.insert", "AgendaItemStore.setTalkingPoints", "EventLog.append"],
+    changes: { agenda_items: added(1), talking_points: added(1), events: added(1) },
     prepare: Effect.gen(function*() {
       const { principal } = yield* principalFor()
       const meeting = yield* meetingOf(principal)
@@ -130,8 +133,8 @@ const operations: ReadonlyArray<Operation> = [
   {
     name: "AgendaItems.create that renumbers (last sequence 999999999999)",
     // Both items move (5 → 1, 999999999999 → 2), then the new one goes in as 3.
-    writes: ["AgendaItemStore.update", "AgendaItemStore.update", "AgendaItemStore.insert"],
-    changes: { agenda_items: { added: 3, removed: 2 } },
+    writes: ["AgendaItemStore.update", "AgendaItemStore.update", "AgendaItemStore.insert", "EventLog.append"],
+    changes: { agenda_items: { added: 3, removed: 2 }, events: added(1) },
     prepare: Effect.gen(function*() {
       const { principal } = yield* principalFor()
       const meeting = yield* meetingOf(principal)
@@ -142,8 +145,8 @@ const operations: ReadonlyArray<Operation> = [
   },
   {
     name: "AgendaItems.update with talking points",
-    writes: ["AgendaItemStore.update", "AgendaItemStore.setTalkingPoints"],
-    changes: { agenda_items: changed(1), talking_points: changed(1) },
+    writes: ["AgendaItemStore.update", "AgendaItemStore.setTalkingPoints", "EventLog.append"],
+    changes: { agenda_items: changed(1), talking_points: changed(1), events: added(1) },
     prepare: Effect.gen(function*() {
       const { principal } = yield* principalFor()
       const meeting = yield* meetingOf(principal)
@@ -154,8 +157,8 @@ const operations: ReadonlyArray<Operation> = [
   },
   {
     name: "AgendaItems.delete of an item an action item points at",
-    writes: ["ActionItemStore.detachAgendaItem", "AgendaItemStore.delete"],
-    changes: { action_items: changed(1), agenda_items: removed(1), talking_points: removed(1) },
+    writes: ["ActionItemStore.detachAgendaItem", "AgendaItemStore.delete", "EventLog.append"],
+    changes: { action_items: changed(1), agenda_items: removed(1), talking_points: removed(1), events: added(1) },
     prepare: Effect.gen(function*() {
       const { principal } = yield* principalFor()
       const meeting = yield* meetingOf(principal)
@@ -204,6 +207,7 @@ const operations: ReadonlyArray<Operation> = [
       "ActionItemStore.deleteByWorkspace",
       "AgendaItemStore.deleteByWorkspace",
       "MeetingStore.deleteByWorkspace",
+      "EventLog.deleteByWorkspace",
       "SessionStore.deleteByWorkspace",
       "OAuthStore.deleteByWorkspace",
       "CredentialStore.deleteByWorkspace",
@@ -224,7 +228,9 @@ const operations: ReadonlyArray<Operation> = [
       users: removed(2),
       "users (by email)": removed(2),
       workspace_usage: removed(1),
-      workspaces: removed(1)
+      workspaces: removed(1),
+      // The events the furnished workspace's setup recorded.
+      events: removed(8)
     },
     prepare: Effect.gen(function*() {
       const { workspace } = yield* furnishedWorkspace("FREE")
@@ -234,8 +240,15 @@ const operations: ReadonlyArray<Operation> = [
   },
   {
     name: "Idempotency.run of a work that writes twice (two agenda items)",
-    writes: ["IdempotencyStore.begin", "AgendaItemStore.insert", "AgendaItemStore.insert", "IdempotencyStore.complete"],
-    changes: { idempotency_records: added(1), agenda_items: added(2) },
+    writes: [
+      "IdempotencyStore.begin",
+      "AgendaItemStore.insert",
+      "EventLog.append",
+      "AgendaItemStore.insert",
+      "EventLog.append",
+      "IdempotencyStore.complete"
+    ],
+    changes: { idempotency_records: added(1), agenda_items: added(2), events: added(2) },
     // The claim is taken on its own, before the unit of work, so that a racing duplicate sees it (see
     // Idempotency.ts): a fault right after it leaves the claim pending until its window passes (tested below).
     // From the second write on, the work and the stored response go together, and the key is released.
@@ -349,7 +362,11 @@ export const suite = (name: string, store: Layer.Layer<StorePorts | StoreSnapsho
         yield* TestClock.adjust("5 minutes")
         expect((yield* work).replayed).toBe(false)
         // The expired claim was taken over: one record (completed now), and the work done once.
-        expect(counts(diff(before, yield* snapshots.take))).toEqual({ idempotency_records: added(1), agenda_items: added(2) })
+        expect(counts(diff(before, yield* snapshots.take))).toEqual({
+          idempotency_records: added(1),
+          agenda_items: added(2),
+          events: added(2)
+        })
       }))
   })
 }

@@ -20,6 +20,7 @@ import { IdentityReferences } from "./identity/IdentityReferences.js"
 import { CredentialStore, UserStore } from "./identity/IdentityStore.js"
 import { MeetingContents } from "./meetings/MeetingContents.js"
 import { MeetingStore } from "./meetings/MeetingStore.js"
+import { EventLog } from "./events/EventLog.js"
 import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
@@ -97,10 +98,19 @@ export const identityReferences: Layer.Layer<
 export const workspaceContents: Layer.Layer<
   WorkspaceContents,
   never,
-  UserStore | CredentialStore | MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore
+  | UserStore
+  | CredentialStore
+  | MeetingStore
+  | AgendaItemStore
+  | ActionItemStore
+  | IdempotencyStore
+  | OAuthStore
+  | SessionStore
+  | EventLog
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
+    const events = yield* EventLog
     const oauth = yield* OAuthStore
     const sessions = yield* SessionStore
     const users = yield* UserStore
@@ -135,6 +145,7 @@ export const workspaceContents: Layer.Layer<
           yield* actions.deleteByWorkspace(workspaceId)
           yield* agenda.deleteByWorkspace(workspaceId)
           yield* meetings.deleteByWorkspace(workspaceId)
+          yield* events.deleteByWorkspace(workspaceId)
           // Sessions, codes and grants point at users and credentials.
           yield* sessions.deleteByWorkspace(workspaceId)
           yield* oauth.deleteByWorkspace(workspaceId)

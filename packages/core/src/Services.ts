@@ -6,6 +6,7 @@ import { Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
 import * as Contents from "./Contents.js"
+import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
 import { Authentication } from "./identity/Authentication.js"
 import { Tokens } from "./identity/Tokens.js"
@@ -32,6 +33,7 @@ export type Services =
   | AgendaItems
   | ActionItems
   | Idempotency
+  | Events
 
 // Contents.layer (the cascades) is one layer value: provided twice below, it is built once.
 const identity = Tokens.layer.pipe(
@@ -42,6 +44,7 @@ const identity = Tokens.layer.pipe(
 
 const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(
   Layer.provide(MeetingAccess.layer),
+  Layer.provideMerge(Events.layer),
   Layer.provide(Contents.layer),
   Layer.provide(identity)
 )

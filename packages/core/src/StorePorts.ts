@@ -4,6 +4,7 @@ import type { CredentialStore, UserStore } from "./identity/IdentityStore.js"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import type { MeetingStore } from "./meetings/MeetingStore.js"
 import type { WorkspaceStore } from "./workspaces/WorkspaceStore.js"
+import type { EventLog } from "./events/EventLog.js"
 import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 
@@ -17,5 +18,6 @@ export type StorePorts =
   | ActionItemStore
   | IdempotencyStore
   | OAuthStore
+  | EventLog
   | SessionStore
   | Transactor

@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Convene, Crypto, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
+import { Convene, Crypto, Events, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
 import { JoseJwtSigner, NodeCrypto, NodeSecretBox } from "@convene/node"
 import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
@@ -28,12 +28,16 @@ import * as Store from "./Store.js"
 import { StoreUnavailable } from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
 
-/** Deletes idempotency records past their window, and ended sessions and old sign-in failures, every ten minutes. */
+/**
+ * Every ten minutes: deletes idempotency records past their window, ended sessions and old sign-in failures, and
+ * events older than the log's retention (7 days).
+ */
 const Sweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const idempotency = yield* Idempotency
     const sessions = yield* Sessions
-    yield* Effect.all([idempotency.purgeExpired(), sessions.purge()], { discard: true }).pipe(
+    const events = yield* Events
+    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge()], { discard: true }).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("sweep of expired records failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.minutes(10))),
       Effect.forkScoped

@@ -21,6 +21,7 @@ import type {
   Grant,
   GrantId,
   IdempotencyRecord,
+  LoggedEvent,
   Meeting,
   MeetingId,
   OAuthClient,
@@ -95,6 +96,10 @@ export interface State {
   readonly sessionHashes: HashMap.HashMap<string, SessionId>
   /** The instants of the failed sign-in attempts, by key, in the order they were recorded. */
   readonly signInFailures: HashMap.HashMap<string, ReadonlyArray<DateTime.Utc>>
+  /** Each workspace's events, oldest first (positions ascending). */
+  readonly events: HashMap.HashMap<WorkspaceId, ReadonlyArray<LoggedEvent>>
+  /** The position the last appended event took (0 before any): a rolled-back append rolls it back too. */
+  readonly eventPosition: number
 }
 
 const empty: State = {
@@ -117,7 +122,9 @@ const empty: State = {
   signingKeys: HashMap.empty(),
   sessions: HashMap.empty(),
   sessionHashes: HashMap.empty(),
-  signInFailures: HashMap.empty()
+  signInFailures: HashMap.empty(),
+  events: HashMap.empty(),
+  eventPosition: 0
 }
 
 /** The rows of one workspace (empty when it has none). */

@@ -6,6 +6,7 @@ import type { StorePorts } from "@convene/core"
 import { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
+import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as IdentityStore from "./IdentityStore.js"
 import { Memory } from "./Memory.js"
@@ -32,5 +33,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   IdempotencyStore.layer,
   OAuthStore.oauthLayer,
   OAuthStore.sessionLayer,
+  EventLog.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer))

@@ -332,13 +332,38 @@ const oauth = Effect.gen(function*() {
   yield* sql`CREATE INDEX sign_in_failures_at_idx ON sign_in_failures (at)`
 })
 
+/**
+ * The event log (EventLog, the outbox). Events point at their workspace through a foreign key checked at commit
+ * (core deletes a workspace's events before the workspace); the actor is kept without one, so that a deleted
+ * user's events stay. `position` is taken at insert, but transactions commit in another order: `tx` records
+ * the inserting transaction, and readers see only events whose transaction is older than every transaction still
+ * running (`tx < pg_snapshot_xmin(pg_current_snapshot())`, PostgreSQL 13+).
+ */
+const events = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE TABLE events (
+    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id uuid NOT NULL UNIQUE,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    type text NOT NULL,
+    actor_user_id uuid,
+    occurred_at timestamptz NOT NULL,
+    data jsonb NOT NULL,
+    tx xid8 NOT NULL DEFAULT pg_current_xact_id()
+  )`
+  yield* sql`CREATE INDEX events_workspace_position_idx ON events (workspace_id, position)`
+  yield* sql`CREATE INDEX events_occurred_at_idx ON events (occurred_at)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_rules_in_core": rulesInCore,
   "0003_folded_titles": foldedTitles,
   "0004_operator_administration": operatorAdministration,
-  "0005_oauth": oauth
+  "0005_oauth": oauth,
+  "0006_events": events
 }
 
 const runMigrator = Migrator.make({})

@@ -17,6 +17,7 @@ import * as Migrations from "./Migrations.js"
 import * as PgActionItemStore from "./PgActionItemStore.js"
 import * as PgAgendaItemStore from "./PgAgendaItemStore.js"
 import * as PgCredentialStore from "./PgCredentialStore.js"
+import * as PgEventLog from "./PgEventLog.js"
 import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgMeetingStore from "./PgMeetingStore.js"
@@ -34,6 +35,7 @@ export {
   PgActionItemStore,
   PgAgendaItemStore,
   PgCredentialStore,
+  PgEventLog,
   PgIdempotencyStore,
   PgMeetingStore,
   PgOAuthStore,
@@ -59,6 +61,7 @@ export const layer: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = Layer.
   PgIdempotencyStore.layer,
   PgOAuthStore.layer,
   PgSessionStore.layer,
+  PgEventLog.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

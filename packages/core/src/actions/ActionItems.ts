@@ -9,7 +9,9 @@ import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
 import { MeetingAccess } from "../meetings/MeetingAccess.js"
+import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { ActionItemId, AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
@@ -43,6 +45,9 @@ const make = Effect.gen(function*() {
   const users = yield* UserStore
   const access = yield* MeetingAccess
   const crypto = yield* Crypto
+  const transactor = yield* Transactor
+  const events = yield* Events
+  const recordItem = events.recordOf(ActionItem)
 
   const find = (principal: Principal, id: ActionItemId) =>
     Effect.gen(function*() {
@@ -123,7 +128,7 @@ const make = Effect.gen(function*() {
       created_at: at,
       updated_at: at
     })
-    yield* store.insert(item)
+    yield* transactor.withTransaction(Effect.zipRight(store.insert(item), recordItem(principal, "action_item.created", item)))
     return item
   })
 
@@ -156,14 +161,22 @@ const make = Effect.gen(function*() {
       completed_at: completedNow ? current.completed_at ?? at : null,
       updated_at: at
     })
-    yield* store.update(next)
+    // Completing an item is action_item.completed; every other change action_item.updated (one event per change).
+    const completed = completedNow && current.status !== "completed"
+    yield* transactor.withTransaction(Effect.zipRight(
+      store.update(next),
+      recordItem(principal, completed ? "action_item.completed" : "action_item.updated", next)
+    ))
     return next
   })
 
   const remove = Effect.fn("ActionItems.delete")(function*(principal: Principal, id: ActionItemId) {
     yield* requireScope(principal, "action-items:write")
-    yield* find(principal, id)
-    yield* store.delete(principal.workspace_id, id)
+    const item = yield* find(principal, id)
+    yield* transactor.withTransaction(Effect.zipRight(
+      store.delete(principal.workspace_id, id),
+      events.record(principal, "action_item.deleted", { id, meeting_id: item.meeting_id, workspace_id: principal.workspace_id })
+    ))
   })
 
   return { list, get, create, update, delete: remove } as const
@@ -176,6 +189,6 @@ export class ActionItems extends Context.Tag("@convene/core/ActionItems")<
   static readonly layer: Layer.Layer<
     ActionItems,
     never,
-    ActionItemStore | AgendaItemStore | UserStore | MeetingAccess | Crypto
+    ActionItemStore | AgendaItemStore | UserStore | MeetingAccess | Crypto | Transactor | Events
   > = Layer.effect(ActionItems, make)
 }

@@ -10,6 +10,7 @@ import { UserStore } from "../identity/IdentityStore.js"
 import type { Meeting } from "../meetings/Meeting.js"
 import { MeetingAccess } from "../meetings/MeetingAccess.js"
 import type { TemplateAgendaItem } from "../meetings/Templates.js"
+import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { AgendaItemType } from "../shared/AgendaItemType.js"
@@ -83,6 +84,9 @@ const make = Effect.gen(function*() {
   const access = yield* MeetingAccess
   const crypto = yield* Crypto
   const transactor = yield* Transactor
+  const events = yield* Events
+  // The event carries the item as stored: without anyone's talking points, which are private to their writer.
+  const recordItem = events.recordOf(AgendaItemRow)
 
   /** The workspace users among `ids`, by id. */
   const peopleOf = (workspaceId: WorkspaceId, ids: ReadonlyArray<UserId>) =>
@@ -203,6 +207,7 @@ const make = Effect.gen(function*() {
       })
       yield* store.insert(row)
       if (input.talking_points !== undefined) yield* store.setTalkingPoints(row.id, subjectOf(principal), input.talking_points)
+      yield* recordItem(principal, "agenda_item.created", row)
       return row
     }))
     return yield* viewOne(principal, row)
@@ -227,6 +232,7 @@ const make = Effect.gen(function*() {
       if (input.talking_points !== undefined) {
         yield* store.setTalkingPoints(id, subjectOf(principal), input.talking_points)
       }
+      yield* recordItem(principal, "agenda_item.updated", next)
     }))
     return yield* viewOne(principal, next)
   })
@@ -234,10 +240,11 @@ const make = Effect.gen(function*() {
   /** Deletes the item with its talking points; what pointed at it (action items) stays, pointing nowhere. */
   const remove = Effect.fn("AgendaItems.delete")(function*(principal: Principal, id: AgendaItemId) {
     yield* requireScope(principal, "meetings:write")
-    yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
+    const item = yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
     yield* transactor.withTransaction(Effect.gen(function*() {
       yield* references.detach(principal.workspace_id, id)
       yield* store.delete(principal.workspace_id, id)
+      yield* events.record(principal, "agenda_item.deleted", { id, meeting_id: item.meeting_id, workspace_id: principal.workspace_id })
     }))
   })
 
@@ -251,6 +258,6 @@ export class AgendaItems extends Context.Tag("@convene/core/AgendaItems")<
   static readonly layer: Layer.Layer<
     AgendaItems,
     never,
-    AgendaItemStore | AgendaItemReferences | UserStore | MeetingAccess | Transactor | Crypto
+    AgendaItemStore | AgendaItemReferences | UserStore | MeetingAccess | Transactor | Crypto | Events
   > = Layer.effect(AgendaItems, make)
 }

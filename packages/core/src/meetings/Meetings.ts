@@ -3,6 +3,7 @@ import { Context, DateTime, Effect, Layer, Schema } from "effect"
 import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
+import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, PlanRequired, ValidationError } from "../shared/Errors.js"
@@ -128,6 +129,8 @@ const make = Effect.gen(function*() {
   const access = yield* MeetingAccess
   const transactor = yield* Transactor
   const crypto = yield* Crypto
+  const events = yield* Events
+  const recordMeeting = events.recordOf(Meeting)
 
   /** A page of the meetings the caller can see among those `filter` passes. */
   const listWith = (principal: Principal, filter: MeetingFilter, order: MeetingOrder, request: PageRequest) =>
@@ -246,6 +249,7 @@ const make = Effect.gen(function*() {
       yield* store.insert(meeting)
       if (owner !== undefined) yield* store.addParticipants([owner])
       if (template !== undefined) yield* contents.seed(meeting, template.agenda_items)
+      yield* recordMeeting(principal, "meeting.created", meeting)
     }))
     return meeting
   })
@@ -270,7 +274,12 @@ const make = Effect.gen(function*() {
       ...times,
       updated_at: at
     })
-    yield* store.update(next)
+    // Ending a meeting is meeting.ended; every other change meeting.updated (one event per change).
+    const ended = status === "ended" && current.status !== "ended"
+    yield* transactor.withTransaction(Effect.zipRight(
+      store.update(next),
+      recordMeeting(principal, ended ? "meeting.ended" : "meeting.updated", next)
+    ))
     return next
   })
 
@@ -281,6 +290,7 @@ const make = Effect.gen(function*() {
     yield* transactor.withTransaction(Effect.gen(function*() {
       yield* contents.deleteAll(principal.workspace_id, id)
       yield* store.delete(principal.workspace_id, id)
+      yield* events.record(principal, "meeting.deleted", { id, workspace_id: principal.workspace_id })
     }))
   })
 
@@ -354,7 +364,7 @@ export class Meetings extends Context.Tag("@convene/core/Meetings")<Meetings, Ef
   static readonly layer: Layer.Layer<
     Meetings,
     never,
-    MeetingStore | MeetingContents | UserStore | WorkspaceStore | Workspaces | MeetingAccess | Transactor | Crypto
+    MeetingStore | MeetingContents | UserStore | WorkspaceStore | Workspaces | MeetingAccess | Transactor | Crypto | Events
   > = Layer.effect(Meetings, make)
 }
 

@@ -6,7 +6,9 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { requireScope } from "../identity/Access.js"
 import type { Principal, User } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
+import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, ValidationError } from "../shared/Errors.js"
 import { type MeetingId, ParticipantId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
@@ -42,6 +44,9 @@ const make = Effect.gen(function*() {
   const users = yield* UserStore
   const access = yield* MeetingAccess
   const crypto = yield* Crypto
+  const transactor = yield* Transactor
+  const events = yield* Events
+  const recordParticipant = events.recordOf(ParticipantRow)
 
   /** Rows as the API shows them: names and e-mails from the current user records. */
   /** The current user records of the rows' users, by id. */
@@ -121,7 +126,12 @@ const make = Effect.gen(function*() {
           created_at: at,
           updated_at: at
         })))
-    return yield* view(principal, yield* store.addParticipants(rows))
+    const added = yield* transactor.withTransaction(Effect.gen(function*() {
+      const added = yield* store.addParticipants(rows)
+      for (const row of added) yield* recordParticipant(principal, "participant.added", row)
+      return added
+    }))
+    return yield* view(principal, added)
   })
 
   /** The participant addressed by `who`: a user id, or a participant id (how guests are addressed). */
@@ -142,7 +152,10 @@ const make = Effect.gen(function*() {
     if (row.role === "OWNER") {
       return yield* Effect.fail(new Conflict({ message: "the meeting's owner cannot be removed" }))
     }
-    yield* store.removeParticipant(principal.workspace_id, row.id)
+    yield* transactor.withTransaction(Effect.zipRight(
+      store.removeParticipant(principal.workspace_id, row.id),
+      recordParticipant(principal, "participant.removed", row)
+    ))
   })
 
   const changeRole = Effect.fn("Participants.changeRole")(function*(
@@ -169,6 +182,10 @@ export class Participants extends Context.Tag("@convene/core/Participants")<
   Participants,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer: Layer.Layer<Participants, never, MeetingStore | UserStore | MeetingAccess | Crypto> = Layer
+  static readonly layer: Layer.Layer<
+    Participants,
+    never,
+    MeetingStore | UserStore | MeetingAccess | Crypto | Transactor | Events
+  > = Layer
     .effect(Participants, make)
 }

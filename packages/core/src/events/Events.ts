@@ -1,0 +1,50 @@
+/**
+ * Recording events: every service that changes something records its event through `record`, inside the same
+ * unit of work as the change (the caller's `withTransaction`), so the log holds exactly the committed changes.
+ */
+import { Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
+import { Crypto } from "../ports/Crypto.js"
+import { now } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
+import type { Principal } from "../identity/Identity.js"
+import { DomainEvent, type EventData, EventId, type EventType } from "./Event.js"
+import { EventLog } from "./EventLog.js"
+
+/** How long events stay readable in the log (the stream resumes within it): at least 24 hours; 7 days. */
+export const eventRetention = Duration.days(7)
+
+const make = Effect.gen(function*() {
+  const log = yield* EventLog
+  const crypto = yield* Crypto
+
+  /** Records that `principal` caused `type` with `data` (the resource encoded as the API shows it). */
+  const record = (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, data: EventData) =>
+    Effect.gen(function*() {
+      const event = new DomainEvent({
+        id: EventId.make(yield* crypto.randomUUID),
+        type,
+        workspace_id: principal.workspace_id,
+        actor_user_id: principal.user_id,
+        occurred_at: yield* now,
+        data
+      }, trusted)
+      yield* log.append(event)
+      return event
+    })
+
+  /** `record` of a resource encoded with its schema (timestamps as RFC 3339 text, as on the wire). */
+  const recordOf = <A, I extends EventData>(schema: Schema.Schema<A, I>) =>
+  (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, value: A) =>
+    Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (data) => record(principal, type, data))
+
+  /** Deletes events older than the retention. */
+  const purge = Effect.fn("Events.purge")(function*() {
+    yield* log.purge(DateTime.subtractDuration(yield* now, eventRetention))
+  })
+
+  return { record, recordOf, purge } as const
+})
+
+export class Events extends Context.Tag("@convene/core/Events")<Events, Effect.Effect.Success<typeof make>>() {
+  static readonly layer: Layer.Layer<Events, never, EventLog | Crypto> = Layer.effect(Events, make)
+}
