@@ -6,7 +6,7 @@ import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effe
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { ValidationError } from "../shared/Errors.js"
-import { requestBody, Title } from "../shared/Text.js"
+import { requestBody, Text, Title } from "../shared/Text.js"
 import { now, Timestamp } from "../shared/Time.js"
 import { parseUrl } from "../shared/Url.js"
 import { isWorkspaceScope, type Scope, Scopes } from "../identity/Identity.js"
@@ -37,7 +37,11 @@ export const builtInClient = new OAuthClient({
 /** The operator's request: another first-party public client, with loopback redirect URIs (none: any loopback URI). */
 export class CreateFirstPartyClient extends Schema.Class<CreateFirstPartyClient>("CreateFirstPartyClient")({
   name: Title(200),
-  redirect_uris: Schema.optional(Schema.Array(Schema.String).pipe(Schema.maxItems(20)))
+  redirect_uris: Schema.optional(
+    Schema.Array(Text.pipe(Schema.maxLength(2000, { message: () => "must be at most 2000 characters" }))).pipe(
+      Schema.maxItems(20, { message: () => "may list at most 20 URIs" })
+    )
+  )
 }, requestBody) {}
 
 export class CreatedClient extends Schema.Class<CreatedClient>("CreatedClient")({
