@@ -4,10 +4,11 @@
  */
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { once } from "node:events"
+import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
+import { pgliteDataDir } from "../packages/store-pg/test/fixtures.js"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
 
 /** Runs the server with `env` until it exits (it must, within 20 s); answers its exit code and output. */
@@ -90,9 +91,12 @@ describe("the installation's secret key", () => {
     ((await (await fetch(`${url}/v1/oauth/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)
 
   it("is made once beside the data directory (owner-only), so the signing key survives a restart; another key is refused", async () => {
-    const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-secret-"))
+    // A copy of the PGlite template cluster (creating one takes seconds): the key file goes beside it.
+    const scope = Effect.runSync(Scope.make())
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
+    const home = Path.dirname(dataDir)
     try {
-      const env = { CONVENE_DATA_DIR: Path.join(home, "data") }
+      const env = { CONVENE_DATA_DIR: dataDir }
       const first = await startServerProcess(env)
       const before = await kidOf(first.url)
       await first.stop()
@@ -109,7 +113,7 @@ describe("the installation's secret key", () => {
       expect(other.code).toBe(1)
       expect(other.stderr).toContain("Convene cannot start: the store's signing key cannot be opened with this secret key")
     } finally {
-      Fs.rmSync(home, { recursive: true, force: true })
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-  })
+  }, 90_000)
 })
