@@ -132,6 +132,15 @@ describe("authorization code with PKCE, as oauth4webapi runs it", () => {
     const identity = await me(server.url, tokens.access_token)
     expect(identity.status).toBe(200)
     expect(identity.body).toEqual({ id: user.userId, email: user.email, name: user.name, workspace_id: user.workspaceId, role: user.role })
+    // Introspection names the client the access token was issued to, and the scopes granted (never `openid`).
+    const introspected = await fetch(`${server.url}/v1/auth/introspect`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(await introspected.json()).toMatchObject({
+      active: true,
+      kind: "access_token",
+      client_id: "convene-cli",
+      user_id: user.userId,
+      scopes: tokens.scope!.split(" ").filter((scope) => scope !== "openid")
+    })
   })
 
   it("rotates the refresh token; replaying the old one is invalid_grant and revokes the whole chain", async () => {
