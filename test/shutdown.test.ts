@@ -141,7 +141,8 @@ describe("starting", () => {
     expect(await again.exited).toBe(0)
     expect(again.stdout()).not.toContain("creating the embedded database")
     expect(again.stderr()).toBe("")
-  })
+    // Two starts, the first creating a PGlite cluster: its waits allow 60 s each, so the test's own limit must too.
+  }, 150_000)
 
   it("waits for a PostgreSQL server that is not up yet: live at once, ready once it is reachable", async () => {
     // A TCP relay on a free port that starts forwarding to the real server only when the test says so.

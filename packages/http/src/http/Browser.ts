@@ -14,6 +14,7 @@ import { Crypto, type LiveSession, sessionPolicy, type Sessions } from "@convene
 import { Effect, Encoding, Option } from "effect"
 import { type HostConfig, identityOf } from "../Config.js"
 import * as Pages from "../pages/Pages.js"
+import { type BodyProblem, maxFormBytes } from "./Body.js"
 
 export interface BrowserSettings {
   /** The origin of the pages (scheme, host, port of the auth URL). */
@@ -132,6 +133,22 @@ export const forbiddenForm = page(
     message: "The form was sent from another site, or it is too old. Go back, reload the page and try again."
   })
 )
+
+/** The page for a body the browser routes cannot read: not a form (415), too large (413), broken (400). */
+export const unreadableForm = (problem: BodyProblem) => {
+  switch (problem._tag) {
+    case "UnsupportedMediaType":
+      return page(Pages.error({ status: 415, title: "Not a form", message: "This address takes a submitted HTML form." }))
+    case "TooLarge":
+      return page(
+        Pages.error({ status: 413, title: "Too much data", message: `A form may carry at most ${maxFormBytes / 1024} KiB.` }),
+        { connection: "close" }
+      )
+    case "Malformed":
+    case "Aborted":
+      return page(Pages.error({ status: 400, title: "Unreadable form", message: "The form could not be read. Go back and try again." }))
+  }
+}
 
 /** A same-origin path to continue to after sign-in: a path on this server, never another site. */
 export const continuePath = (requested: string | undefined, settings: BrowserSettings, fallback: string): string => {

@@ -9,7 +9,8 @@
  * - GET /account: the signed-in user's tokens; POST /account/tokens issues a short-lived token or a personal
  *   access token (shown once), POST /account/tokens/{id}/delete deletes one;
  * - GET /assets/convene.css, the pages' one stylesheet.
- * Every form post must be this site's own (Browser.isOwnForm), or it is refused with 403.
+ * Every form post must be this site's own (Browser.isOwnForm), or it is refused with 403; a body that is not a
+ * form is 415, one over 64 KiB 413 (with the connection closed), as on the API.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
@@ -30,7 +31,7 @@ import {
   Tokens,
   Workspaces
 } from "@convene/core"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import type { HostConfig } from "../Config.js"
 import * as Pages from "../pages/Pages.js"
 import * as Stylesheet from "../pages/Stylesheet.js"
@@ -98,8 +99,10 @@ export const layer = (config: HostConfig) =>
     const ownForm = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
         const form = yield* Effect.either(readForm(request))
-        if (form._tag === "Left") return Option.none<ReadonlyArray<readonly [string, string]>>()
-        return (yield* Browser.isOwnForm(request, settings, form.right)) ? Option.some(form.right) : Option.none()
+        if (Either.isLeft(form)) return Either.left(Browser.unreadableForm(form.left))
+        return (yield* Browser.isOwnForm(request, settings, form.right))
+          ? Either.right(form.right)
+          : Either.left(Browser.forbiddenForm)
       })
 
     // ----------------------------------------------------------------------------------------------- sign-in
@@ -122,11 +125,11 @@ export const layer = (config: HostConfig) =>
     const postSignIn = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const form = yield* ownForm(request)
-      if (Option.isNone(form)) return Browser.forbiddenForm
-      const email = Browser.field(form.value, "email") ?? ""
-      const next = Browser.continuePath(Browser.field(form.value, "continue"), settings, paths.account)
+      if (Either.isLeft(form)) return form.left
+      const email = Browser.field(form.right, "email") ?? ""
+      const next = Browser.continuePath(Browser.field(form.right, "continue"), settings, paths.account)
       const signedIn = yield* Effect.either(
-        sessions.signIn({ email, password: Browser.field(form.value, "password") ?? "", address: Browser.addressOf(request) })
+        sessions.signIn({ email, password: Browser.field(form.right, "password") ?? "", address: Browser.addressOf(request) })
       )
       // decisions.md: 302 to `continue`.
       if (signedIn._tag === "Right") return Browser.setSession(redirect(next, 302), settings, signedIn.right.token)
@@ -143,7 +146,7 @@ export const layer = (config: HostConfig) =>
     const postSignOut = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const form = yield* ownForm(request)
-      if (Option.isNone(form)) return Browser.forbiddenForm
+      if (Either.isLeft(form)) return form.left
       const token = request.cookies[settings.sessionCookie]
       if (token !== undefined) yield* sessions.signOut(token)
       return Browser.clearSession(redirect(paths.signIn), settings)
@@ -203,11 +206,11 @@ export const layer = (config: HostConfig) =>
     const postAuthorize = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const form = yield* ownForm(request)
-      if (Option.isNone(form)) return Browser.forbiddenForm
-      const query = Browser.field(form.value, "request") ?? ""
+      if (Either.isLeft(form)) return form.left
+      const query = Browser.field(form.right, "request") ?? ""
       const session = yield* sessionOf(request)
       if (Option.isNone(session)) return redirect(signInLocation(`${paths.authorize}?${query}`))
-      const decision = Browser.field(form.value, "decision")
+      const decision = Browser.field(form.right, "decision")
       if (decision !== "approve" && decision !== "deny") {
         return Browser.page(Pages.error({ status: 400, title: "No decision", message: "Choose Approve or Deny." }))
       }
@@ -259,14 +262,14 @@ export const layer = (config: HostConfig) =>
     const postIssue = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const form = yield* ownForm(request)
-      if (Option.isNone(form)) return Browser.forbiddenForm
+      if (Either.isLeft(form)) return form.left
       const live = yield* requireSession(request)
       if (Option.isNone(live)) return redirect(signInLocation(paths.account))
-      const kind = Browser.field(form.value, "kind")
-      const scopes = form.value.filter(([key]) => key === "scopes").map(([, value]) => value)
-      const name = (Browser.field(form.value, "name") ?? "").trim()
-      const hours = Number(Browser.field(form.value, "expiry_hours"))
-      const days = Number(Browser.field(form.value, "expiry_days"))
+      const kind = Browser.field(form.right, "kind")
+      const scopes = form.right.filter(([key]) => key === "scopes").map(([, value]) => value)
+      const name = (Browser.field(form.right, "name") ?? "").trim()
+      const hours = Number(Browser.field(form.right, "expiry_hours"))
+      const days = Number(Browser.field(form.right, "expiry_days"))
       const values = {
         ...(name === "" ? {} : { name }),
         ...(kind === "short_lived" || kind === "personal_access_token" ? { kind: kind as Pages.TokenKindChoice } : {}),
@@ -312,7 +315,7 @@ export const layer = (config: HostConfig) =>
     const postDelete = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const form = yield* ownForm(request)
-      if (Option.isNone(form)) return Browser.forbiddenForm
+      if (Either.isLeft(form)) return form.left
       const live = yield* requireSession(request)
       if (Option.isNone(live)) return redirect(signInLocation(paths.account))
       const id = Schema.decodeUnknownOption(CredentialId)((yield* HttpRouter.params)["id"])
