@@ -27,7 +27,7 @@ console.log(`running the core, store and HTTP tests on Node ${version}`)
 
 const targets = filters.length > 0
   ? filters
-  : ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http", "test/faults"]
+  : ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http"]
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const run = spawnSync(
   binary,
@@ -40,11 +40,14 @@ const run = spawnSync(
     "--reporter=json",
     `--outputFile.json=node_modules/.cache/vitest-report-node${major}.json`,
     // The in-memory and PostgreSQL projects; the HTTP suites on PGlite run once, on the machine's Node, and so do
-    // the pages in chromium (the browser is the same whatever Node serves them).
+    // the pages in chromium (the browser is the same whatever Node serves them), the contract fuzzer and the
+    // OpenAPI lint (the same document whatever Node serves it), and the store fault injection (pure logic).
     "--project=all",
     "--exclude=test/http/docs.test.ts",
     "--exclude=test/http/pages.test.ts",
     "--exclude=test/http/oauth/browser.test.ts",
+    "--exclude=test/http/fuzz.test.ts",
+    "--exclude=test/http/openapi-lint.test.ts",
     ...targets
   ],
   { cwd: root, stdio: "inherit", env: { ...process.env, PATH: `${dirname(binary)}:${process.env.PATH ?? ""}` } }

@@ -178,7 +178,8 @@ describe("starting", () => {
       await run.exited
       relay.close()
     }
-  })
+    // Its waits add up to 100 s (start, a retry line, a backoff step of up to 30 s): the test's own limit covers them.
+  }, 120_000)
 
   it("stops with one plain line naming DATABASE_URL when the database does not exist, without the password", async () => {
     const url = new URL(pgUrl)

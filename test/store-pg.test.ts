@@ -2,14 +2,15 @@
  * The store contract suites against @convene/store-pg, twice: on PGlite (a copy of the template cluster)
  * and on the PostgreSQL server (a throwaway database; DATABASE_URL, else the local server). The server run
  * fails, never skips, when no server answers. On the server alone (PGlite is one session: its transactions
- * never overlap), the event log's ordering across concurrent transactions.
+ * never overlap), the event log's ordering across concurrent transactions, and the outbox's claims skipping what
+ * another claimer holds.
  */
-import { EventLog, Transactor } from "@convene/core"
+import { type Delivery, EventLog, Transactor, WebhookStore } from "@convene/core"
 import { layerPg, layerPglite } from "@convene/store-pg"
 import { afterAll, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestServices } from "effect"
 import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
-import { domainEvent, seedWorkspace } from "./contract/fixtures.js"
+import { delivery, domainEvent, minutes, seedEndpoint, seedWorkspace, T0 } from "./contract/fixtures.js"
 import { runContractSuites } from "./contract/index.js"
 
 // Each adapter is built once for the whole file (on first use) and shared by the suites, which create their
@@ -67,5 +68,40 @@ layer(server, { timeout: "60 seconds" })("EventLog visibility (PostgreSQL)", (it
       const logged = yield* log.after(ws.id, 0, 10)
       expect(logged.map((entry) => [entry.position, entry.event])).toEqual([[firstAt, first], [secondAt, second]])
       expect(yield* log.head(ws.id)).toBe(secondAt)
+    }))
+})
+
+layer(server, { timeout: "60 seconds" })("WebhookStore claims (PostgreSQL)", (it) => {
+  it.effect("a claimer skips the deliveries another claimer's open transaction holds, without waiting; each goes to one", () =>
+    Effect.gen(function*() {
+      const store = yield* WebhookStore
+      const { withTransaction } = yield* Transactor
+      const ws = yield* seedWorkspace()
+      const endpoint = yield* seedEndpoint(ws.id)
+      const rows = [0, 1, 2, 3].map((i) => delivery(endpoint, { state: "pending", attempt_count: 0, next_attempt_at: minutes(-10 + i) }))
+      yield* store.enqueue(rows)
+      const claim = (limit: number) => store.claimDue({ now: T0, leaseUntil: minutes(5), limit })
+
+      // Claimer A takes the two longest due and keeps its transaction (and the rows' locks) open until released.
+      const claimedByA = yield* Deferred.make<ReadonlyArray<Delivery>>()
+      const release = yield* Deferred.make<void>()
+      const a = yield* Effect.fork(withTransaction(Effect.gen(function*() {
+        yield* Deferred.succeed(claimedByA, yield* claim(2))
+        yield* Deferred.await(release)
+      })))
+      const byA = yield* Deferred.await(claimedByA)
+      expect(byA.map((row) => row.id)).toEqual([rows[0]!.id, rows[1]!.id])
+
+      // Claimer B, on another connection, asks for all four: it gets the other two at once (SKIP LOCKED).
+      const byB = yield* TestServices.provideLive(Effect.timeout(claim(4), "5 seconds"))
+      expect(byB.map((row) => row.id)).toEqual([rows[2]!.id, rows[3]!.id])
+
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(a)
+      // Both claims committed with their leases: nothing is left to claim until the leases run out.
+      expect(yield* claim(4)).toEqual([])
+      const afterLease = yield* store.claimDue({ now: minutes(5), leaseUntil: minutes(10), limit: 4 })
+      expect(afterLease.map((row) => row.id)).toEqual(rows.map((row) => row.id))
+      yield* store.deleteByWorkspace(ws.id)
     }))
 })

@@ -14,6 +14,9 @@ import {
   Credential,
   CredentialId,
   CredentialStore,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryId,
   DomainEvent,
   Email,
   EventId,
@@ -38,10 +41,14 @@ import {
   User,
   UserId,
   UserStore,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  WebhookStore,
   Workspace,
   WorkspaceId,
   WorkspaceStore
 } from "@convene/core"
+import { expect } from "@effect/vitest"
 import { DateTime, Effect, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
 
@@ -284,6 +291,79 @@ export const signingKey = (fields: Partial<SigningKey> = {}): SigningKey =>
     created_at: T0,
     retired_at: null,
     ...fields
+  })
+
+/**
+ * A verified endpoint of the workspace subscribed to meeting.created and action_item.completed, made at `T0`, with
+ * no creator. Verified by default, so that no other test's endpoint is ever due for a challenge (claims span
+ * every workspace): a test that makes verifying endpoints deletes its workspace's rows when it is done.
+ */
+export const webhookEndpoint = (workspaceId: WorkspaceId, fields: Partial<WebhookEndpoint> = {}): WebhookEndpoint =>
+  new WebhookEndpoint({
+    id: WebhookEndpointId.make(uuid()),
+    workspace_id: workspaceId,
+    url: `https://hooks.example.com/${uuid()}`,
+    subscribed_events: ["meeting.created", "action_item.completed"],
+    status: "verified",
+    verification_state: "verified",
+    verification_attempt_count: 1,
+    verification_last_sent_at: T0,
+    verification_retry_until: minutes(24 * 60),
+    verified_at: T0,
+    last_success_at: null,
+    consecutive_failure_count: 0,
+    created_at: T0,
+    updated_at: T0,
+    created_by: null,
+    sealed_signing_secret: `sealed.${uuid()}`,
+    sealed_verification_token: `sealed.${uuid()}`,
+    challenge_claimed_until: null,
+    deleted_at: null,
+    revision: 0,
+    ...fields
+  })
+
+/**
+ * A delivery of a fresh meeting.created event to the endpoint, made at `T0`. Delivered by default (never due), so
+ * that no other test's delivery is ever claimed (claims span every workspace); a test that makes pending ones
+ * deletes its workspace's rows when it is done.
+ */
+export const delivery = (of: WebhookEndpoint, fields: Partial<Delivery> = {}): Delivery =>
+  new Delivery({
+    id: DeliveryId.make(uuid()),
+    workspace_id: of.workspace_id,
+    addressee_kind: "workspace_endpoint",
+    addressee_id: of.id,
+    event_id: EventId.make(uuid()),
+    event_type: "meeting.created",
+    occurred_at: T0,
+    body: JSON.stringify({ event_type: "meeting.created", data: { title: "Ünïcode ✓ \"quoted\"" } }),
+    idempotency_key: hash().slice(0, 64),
+    state: "delivered",
+    attempt_count: 1,
+    next_attempt_at: null,
+    claimed_until: null,
+    created_at: T0,
+    updated_at: T0,
+    ...fields
+  })
+
+export const deliveryAttempt = (of: Delivery, fields: Partial<DeliveryAttempt> = {}): DeliveryAttempt =>
+  new DeliveryAttempt({
+    delivery_id: of.id,
+    number: 1,
+    at: T0,
+    status_code: 200,
+    latency_ms: 42,
+    error: null,
+    ...fields
+  })
+
+export const seedEndpoint = (workspaceId: WorkspaceId, fields: Partial<WebhookEndpoint> = {}) =>
+  Effect.gen(function*() {
+    const row = webhookEndpoint(workspaceId, fields)
+    expect(yield* (yield* WebhookStore).insertEndpoint(row, undefined)).toBe(true)
+    return row
   })
 
 export const seedWorkspace = (fields: Partial<Workspace> = {}) =>

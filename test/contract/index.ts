@@ -15,6 +15,7 @@ import * as OAuthStore from "./OAuthStore.js"
 import * as SessionStore from "./SessionStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
+import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
 export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, unknown>) => {
@@ -28,5 +29,6 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   OAuthStore.suite(name, layer)
   SessionStore.suite(name, layer)
   EventLog.suite(name, layer)
+  WebhookStore.suite(name, layer)
   Transactor.suite(name, layer)
 }

@@ -158,7 +158,7 @@ describe("Workspaces", () => {
           f.ownersTask.id
         ]
         const doomedRows = yield* rowsNaming(idsOf(doomed))
-        for (const table of ["workspaces", "workspace_usage", "users", "credentials", "meetings", "participants", "transcript_segments", "agenda_items", "talking_points", "action_items", "idempotency_records"]) {
+        for (const table of ["workspaces", "workspace_usage", "users", "credentials", "meetings", "participants", "transcript_segments", "agenda_items", "talking_points", "action_items", "idempotency_records", "webhook_endpoints"]) {
           expect(doomedRows.some((row) => row.startsWith(`${table}: `)), table).toBe(true)
         }
         const keptRows = yield* rowsNaming(idsOf(kept))

@@ -26,6 +26,7 @@ import {
   type StorePorts,
   Transactor,
   UserStore,
+  WebhookStore,
   WorkspaceStore
 } from "@convene/core"
 import { type Context, Data, Effect, type Exit, FiberRef, Layer, Option, Ref } from "effect"
@@ -198,6 +199,23 @@ export const methods = {
     head: "read",
     purge: "write",
     deleteByWorkspace: "write"
+  },
+  WebhookStore: {
+    insertEndpoint: "write",
+    getEndpoint: "read",
+    updateEndpoint: "write",
+    listEndpoints: "read",
+    countActive: "read",
+    subscribers: "read",
+    claimChallenges: "write",
+    detachCreator: "write",
+    enqueue: "write",
+    claimDue: "write",
+    recordAttempt: "write",
+    getDelivery: "read",
+    listDeliveries: "read",
+    purgeDeliveries: "write",
+    deleteByWorkspace: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -210,6 +228,7 @@ export const methods = {
   readonly OAuthStore: Methods<Context.Tag.Service<OAuthStore>>
   readonly SessionStore: Methods<Context.Tag.Service<SessionStore>>
   readonly EventLog: Methods<Context.Tag.Service<EventLog>>
+  readonly WebhookStore: Methods<Context.Tag.Service<WebhookStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -224,6 +243,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(OAuthStore, methods.OAuthStore),
   port(SessionStore, methods.SessionStore),
   port(EventLog, methods.EventLog),
+  port(WebhookStore, methods.WebhookStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor)
 )

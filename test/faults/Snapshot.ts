@@ -173,7 +173,10 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
       logged.map(({ event, position }) => ["events", { position, ...event }] as const)
     ),
   // The identity sequence behind `position` on PostgreSQL: not a table there, nor a row here.
-  eventPosition: () => []
+  eventPosition: () => [],
+  webhookEndpoints: (table) => perWorkspace(table).map((row) => ["webhook_endpoints", row]),
+  deliveries: (table) => [...HashMap.values(table)].map((row) => ["deliveries", row]),
+  deliveryAttempts: (table) => [...HashMap.values(table)].flatMap((attempts) => attempts.map((row) => ["delivery_attempts", row] as const))
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

@@ -35,7 +35,7 @@ import { NodeCrypto } from "@convene/node"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, TestClock } from "effect"
 import { principalFor } from "../core/fixtures.js"
-import { furnishedWorkspace } from "../core/furnished.js"
+import { furnishedWorkspace, seedSubscribedEndpoint } from "../core/furnished.js"
 import * as FaultyStore from "./FaultyStore.js"
 import { counts, diff, type Snapshot, StoreSnapshot } from "./Snapshot.js"
 
@@ -52,8 +52,8 @@ interface Operation {
   readonly changes: Changes
   /** What a fault after write k is allowed to leave (nothing, unless said here). */
   readonly leftAfterFault?: (k: number) => Changes
-  /** Makes what the operation needs (no fault armed yet) and answers the operation. */
-  readonly prepare: Effect.Effect<Effect.Effect<unknown, unknown, Convene.Services>, never, Convene.Services>
+  /** Makes what the operation needs (no fault armed yet; rows of its own may go straight to the store) and answers the operation. */
+  readonly prepare: Effect.Effect<Effect.Effect<unknown, unknown, Convene.Services>, never, Convene.Services | StorePorts>
 }
 
 const standUp = builtInTemplates.find((template) => template.name === "Stand-up")!
@@ -93,6 +93,17 @@ const operations: ReadonlyArray<Operation> = [
       yield* meetingOf(principal, { title: "Takes the first unit of the month" })
       const meetings = yield* Meetings
       return meetings.create(principal, CreateMeeting.make({ title: "Daily", template_id: standUp.id }))
+    }).pipe(Effect.orDie)
+  },
+  {
+    name: "Meetings.create with a subscribed webhook endpoint (the delivery is enqueued in the same unit of work)",
+    writes: ["MeetingStore.insert", "MeetingStore.addParticipants", "EventLog.append", "WebhookStore.enqueue"],
+    changes: { meetings: added(1), participants: added(1), events: added(1), deliveries: added(1) },
+    prepare: Effect.gen(function*() {
+      const { principal, workspace } = yield* principalFor()
+      yield* seedSubscribedEndpoint(workspace.id, null, ["meeting.created"])
+      const meetings = yield* Meetings
+      return meetings.create(principal, CreateMeeting.make({ title: "Told" }))
     }).pipe(Effect.orDie)
   },
   {
@@ -179,6 +190,7 @@ const operations: ReadonlyArray<Operation> = [
       "ActionItemStore.unassignUser",
       "SessionStore.deleteByUser",
       "OAuthStore.deleteByUser",
+      "WebhookStore.detachCreator",
       "CredentialStore.deleteByUser",
       "IdempotencyStore.deleteByScopes",
       "UserStore.delete"
@@ -193,7 +205,9 @@ const operations: ReadonlyArray<Operation> = [
       "credentials (by token hash)": removed(1),
       idempotency_records: removed(1),
       users: removed(1),
-      "users (by email)": removed(1)
+      "users (by email)": removed(1),
+      // The endpoint the member created stays, without a creator.
+      webhook_endpoints: changed(1)
     },
     prepare: Effect.gen(function*() {
       const { member } = yield* furnishedWorkspace()
@@ -208,6 +222,7 @@ const operations: ReadonlyArray<Operation> = [
       "AgendaItemStore.deleteByWorkspace",
       "MeetingStore.deleteByWorkspace",
       "EventLog.deleteByWorkspace",
+      "WebhookStore.deleteByWorkspace",
       "SessionStore.deleteByWorkspace",
       "OAuthStore.deleteByWorkspace",
       "CredentialStore.deleteByWorkspace",
@@ -229,8 +244,11 @@ const operations: ReadonlyArray<Operation> = [
       "users (by email)": removed(2),
       workspace_usage: removed(1),
       workspaces: removed(1),
-      // The events the furnished workspace's setup recorded.
-      events: removed(8)
+      // The events the furnished workspace's setup recorded, and the deliveries they enqueued for its endpoint
+      // (2 meetings and 2 action items created).
+      events: removed(8),
+      webhook_endpoints: removed(1),
+      deliveries: removed(4)
     },
     prepare: Effect.gen(function*() {
       const { workspace } = yield* furnishedWorkspace("FREE")

@@ -33,7 +33,8 @@ const clientWith = (token: string) =>
   HttpApiClient.make(Api, { transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token)) })
 
 describe("HttpApiClient against the contract", () => {
-  layer(InProcess)((it) => {
+  // Real time: the server's own loops (the webhook worker, event stream pollers) sleep, and must wake.
+  layer(InProcess, { excludeTestServices: true })((it) => {
     it.effect("provisions, creates and reads back typed records", () =>
       Effect.gen(function*() {
         const operator = yield* clientWith("client-test-operator-token-0123456789")

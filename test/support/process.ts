@@ -32,7 +32,8 @@ export interface ServerProcess {
 
 /** Starts the server process and waits until /readyz answers 200 (or the process dies). */
 export const startServerProcess = async (env: Record<string, string>): Promise<ServerProcess> => {
-  const port = await freePort()
+  // A given PORT restarts a server where its clients expect it.
+  const port = env.PORT === undefined ? await freePort() : Number(env.PORT)
   const child = spawn(process.execPath, [serverMain], {
     env: {
       PATH: process.env.PATH ?? "",

@@ -15,6 +15,7 @@ import { MeetingsApi } from "./Meetings.js"
 import * as OAuthDoc from "./OAuthDoc.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
+import { WebhooksApi } from "./Webhooks.js"
 
 /** The version of the contract, in both documents. */
 const version = "1.1.0"
@@ -25,6 +26,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(AgendaItemsApi)
   .add(ActionItemsApi)
   .add(IdentityApi)
+  .add(WebhooksApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)

@@ -7,12 +7,15 @@
 import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
 import {
   Conflict,
+  EndpointCapExceeded,
+  EndpointNotPending,
   IdempotencyConflict,
   IdempotencyKeyInvalid,
   IdempotencyKeyReuse,
   InsufficientScope,
   NotFound,
   PlanRequired,
+  TooManyStreams,
   Unauthenticated,
   ValidationError
 } from "@convene/core"
@@ -143,6 +146,30 @@ export const StateConflict = wire(
   409,
   plain("conflict"),
   (b) => new Conflict({ message: b.error })
+)
+
+export const EndpointCap = wire(
+  EndpointCapExceeded,
+  Envelope("EndpointCapExceeded", ["endpoint_cap_exceeded"], "the workspace has as many active webhook endpoints as its plan allows"),
+  409,
+  plain("endpoint_cap_exceeded"),
+  (b) => new EndpointCapExceeded({ cap: 0, current_plan: "", message: b.error })
+)
+
+export const NotPending = wire(
+  EndpointNotPending,
+  Envelope("EndpointNotPending", ["endpoint_not_pending"], "the endpoint is verified or disabled: there is nothing to verify"),
+  409,
+  plain("endpoint_not_pending"),
+  (b) => new EndpointNotPending({ verification_state: "", message: b.error })
+)
+
+export const StreamLimit = wire(
+  TooManyStreams,
+  Envelope("TooManyStreams", ["too_many_requests"], "this credential holds as many open event streams as allowed; close one first"),
+  429,
+  (error, requestId) => Effect.as(header("retry-after", "5"), envelope("too_many_requests", error.message, requestId)),
+  (b) => new TooManyStreams({ limit: 0, message: b.error })
 )
 
 export const InFlight = wire(

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CredentialId, Introspection, IssuedToken, IssuePersonalAccessToken, Pagination, TokenRecord, UserView } from "@convene/core"
 import { Schema } from "effect"
-import { Forbidden, Missing, PlanGate } from "./Errors.js"
+import { Forbidden, Missing, PlanGate, StreamLimit } from "./Errors.js"
 import { PageParams } from "./Query.js"
 import { Authenticate } from "./Security.js"
 
@@ -57,6 +57,35 @@ export class IdentityApi extends HttpApiGroup.make("identity")
         OpenApi.Description,
         "Revokes one of the caller's personal access tokens by its id (not its value); 204 with no body. Every client using " +
           "it gets 401 from then on. Another user's token is 403; an unknown or already revoked one is 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("events", "/user/events")
+      .setHeaders(Schema.Struct({
+        "last-event-id": Schema.optional(Schema.String).annotations({
+          description: "the id of the last event received: the stream resumes after it"
+        })
+      }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(StreamLimit)
+      .annotate(OpenApi.Summary, "Stream the workspace's events")
+      .annotate(
+        OpenApi.Description,
+        "Server-Sent Events: every event of the caller's workspace as it happens, without end. Each event is a frame " +
+          "`id: <event_id>`, `event: <event_type>`, `data: <the webhook envelope as JSON>` and a blank line; a comment " +
+          "line `: keep-alive` opens the stream and follows every 15 seconds. The types are those a webhook may subscribe " +
+          "to (the challenge `webhook.verification` is never streamed).\n\n" +
+          "Any one of the scopes meetings:read, action-items:read, calendar:read or workspace:read opens a stream " +
+          "(403 insufficient_scope without). With workspace:read the stream carries every event; without it only " +
+          "system events (empty `actor_user_id`) and those the caller caused.\n\n" +
+          "Resuming: send `Last-Event-ID` with the id of the last event received (EventSource clients do so when they " +
+          "reconnect) and the stream first replays every later event still in the log (events are kept 7 days), then " +
+          "goes on. An id the log no longer holds starts the stream at the newest event, as a stream without one. " +
+          "The server never retries on the client's behalf.\n\n" +
+          "Events reach the stream within about a second of their change (the log is read once a second, so changes " +
+          "made through any server process sharing the store arrive). One credential may hold 10 streams open at once " +
+          "per server process (CONVENE_STREAMS_PER_CREDENTIAL); one more is 429 too_many_requests. The stream ends when " +
+          "the server shuts down; reconnect with Last-Event-ID."
       )
   )
   .add(

@@ -8,6 +8,7 @@
  *   grants of the OAuth room are).
  * - A new storage port (or a new table of one) is added to `workspaceContents.deleteAll`: deleting a workspace
  *   calls every port's `deleteByWorkspace`.
+ * - Webhook endpoints a user created stay (they belong to the workspace) without a creator to e-mail.
  */
 import { Effect, Layer } from "effect"
 import { ActionItemStore } from "./actions/ActionItemStore.js"
@@ -24,6 +25,7 @@ import { EventLog } from "./events/EventLog.js"
 import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
+import { WebhookStore } from "./webhooks/WebhookStore.js"
 import { WorkspaceCounts } from "./workspaces/Workspace.js"
 import { WorkspaceContents } from "./workspaces/WorkspaceContents.js"
 
@@ -61,7 +63,7 @@ export const agendaItemReferences: Layer.Layer<AgendaItemReferences, never, Acti
 export const identityReferences: Layer.Layer<
   IdentityReferences,
   never,
-  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore
+  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore | WebhookStore
 > = Layer.effect(
   IdentityReferences,
   Effect.gen(function*() {
@@ -71,6 +73,7 @@ export const identityReferences: Layer.Layer<
     const idempotency = yield* IdempotencyStore
     const oauth = yield* OAuthStore
     const sessions = yield* SessionStore
+    const webhooks = yield* WebhookStore
     return IdentityReferences.of({
       detachUser: (workspaceId, userId) =>
         Effect.gen(function*() {
@@ -83,6 +86,7 @@ export const identityReferences: Layer.Layer<
           // Their sessions, authorization codes and grants (which point at their credentials, deleted next).
           yield* sessions.deleteByUser(userId)
           yield* oauth.deleteByUser(userId)
+          yield* webhooks.detachCreator(userId)
         }),
       // Idempotency records are scoped to the credential's id (see IdempotentRequest.scope).
       forgetCredentials: idempotency.deleteByScopes
@@ -107,6 +111,7 @@ export const workspaceContents: Layer.Layer<
   | OAuthStore
   | SessionStore
   | EventLog
+  | WebhookStore
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
@@ -119,6 +124,7 @@ export const workspaceContents: Layer.Layer<
     const agenda = yield* AgendaItemStore
     const actions = yield* ActionItemStore
     const idempotency = yield* IdempotencyStore
+    const webhooks = yield* WebhookStore
     return WorkspaceContents.of({
       counts: (workspaceIds, at) =>
         Effect.gen(function*() {
@@ -146,6 +152,8 @@ export const workspaceContents: Layer.Layer<
           yield* agenda.deleteByWorkspace(workspaceId)
           yield* meetings.deleteByWorkspace(workspaceId)
           yield* events.deleteByWorkspace(workspaceId)
+          // Endpoints point at their creators (users): they go before the users.
+          yield* webhooks.deleteByWorkspace(workspaceId)
           // Sessions, codes and grants point at users and credentials.
           yield* sessions.deleteByWorkspace(workspaceId)
           yield* oauth.deleteByWorkspace(workspaceId)

@@ -1,6 +1,8 @@
 /**
  * Every core service, wired to each other. Provide a store adapter (StorePorts) and the Crypto and
- * PasswordHasher ports, and the whole domain runs: this is what the HTTP host and embedders use.
+ * PasswordHasher ports, and the whole domain runs: this is what the HTTP host and embedders use. Recording an
+ * event enqueues its webhook deliveries in `layer` already (so no event is ever lost for a subscriber); managing
+ * endpoints and sending deliveries is `webhooksLayer`, for hosts that also provide Outbound, Mailer and SecretBox.
  */
 import { Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
@@ -20,7 +22,12 @@ import { Sessions } from "./oauth/Sessions.js"
 import type { JwtSigner, SecretBox } from "./oauth/Signing.js"
 import { SigningKeys } from "./oauth/SigningKeys.js"
 import type { Crypto, PasswordHasher } from "./ports/Crypto.js"
+import type { Mailer } from "./ports/Mailer.js"
+import type { Outbound } from "./ports/Outbound.js"
 import type { StorePorts } from "./StorePorts.js"
+import { DeliveryWorker } from "./webhooks/DeliveryWorker.js"
+import * as WebhookFanOut from "./webhooks/WebhookFanOut.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
 import { Workspaces } from "./workspaces/Workspaces.js"
 
 export type Services =
@@ -44,7 +51,7 @@ const identity = Tokens.layer.pipe(
 
 const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(
   Layer.provide(MeetingAccess.layer),
-  Layer.provideMerge(Events.layer),
+  Layer.provideMerge(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
   Layer.provide(Contents.layer),
   Layer.provide(identity)
 )
@@ -70,3 +77,14 @@ export const oauthLayer = (
     Layer.provideMerge(Layer.mergeAll(Clients.layer, SigningKeys.layer)),
     Layer.merge(Sessions.layer)
   )
+
+export type WebhookServices = Webhooks | DeliveryWorker
+
+/**
+ * Workspace webhooks: the endpoint rules the HTTP routes call (Webhooks) and the outbox's worker the host runs in
+ * a loop (DeliveryWorker.runOnce, runChallenges, purge). Besides the store it needs the Outbound port (the calls
+ * out, with the outbound safety rules), the Mailer (a disabled endpoint's creator is told) and the SecretBox
+ * (endpoint secrets are stored sealed). The deliveries themselves are enqueued by `layer`.
+ */
+export const webhooksLayer: Layer.Layer<WebhookServices, never, StorePorts | Crypto | Outbound | Mailer | SecretBox> = Layer
+  .mergeAll(Webhooks.layer, DeliveryWorker.layer)

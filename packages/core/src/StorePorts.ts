@@ -7,6 +7,7 @@ import type { WorkspaceStore } from "./workspaces/WorkspaceStore.js"
 import type { EventLog } from "./events/EventLog.js"
 import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import type { Transactor } from "./ports/Transactor.js"
+import type { WebhookStore } from "./webhooks/WebhookStore.js"
 
 /** Every storage port a store adapter provides. */
 export type StorePorts =
@@ -20,4 +21,5 @@ export type StorePorts =
   | OAuthStore
   | EventLog
   | SessionStore
+  | WebhookStore
   | Transactor

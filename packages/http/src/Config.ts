@@ -1,5 +1,5 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { NodeSecretBox } from "@convene/node"
+import { NodeSecretBox, SmtpMailer } from "@convene/node"
 import { Config, type ConfigError, Either, Option, Redacted } from "effect"
 import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
@@ -19,6 +19,12 @@ export interface ServerLimits {
   readonly maxConnections: number
   /** On SIGTERM or SIGINT, how long requests in flight may take to finish before they are answered 503. */
   readonly shutdownTimeoutMs: number
+  /** Event streams (GET /v1/user/events) one credential may hold open at once in this process. */
+  readonly streamsPerCredential: number
+  /** How often the event log is read for the open event streams (changes made by any process sharing the store). */
+  readonly eventPollMs: number
+  /** How often an event stream carries a `: keep-alive` comment (decisions.md: 15 s). */
+  readonly streamKeepAliveMs: number
 }
 
 export const defaultLimits: ServerLimits = {
@@ -26,7 +32,10 @@ export const defaultLimits: ServerLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
   maxConnections: 1024,
-  shutdownTimeoutMs: 10_000
+  shutdownTimeoutMs: 10_000,
+  streamsPerCredential: 10,
+  eventPollMs: 1_000,
+  streamKeepAliveMs: 15_000
 }
 
 /** The identity room's settings: where the browser pages are, whether people sign in, the secret key. */
@@ -46,6 +55,19 @@ export interface IdentityConfig {
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
 }
 
+/** The outbound room's settings: whom webhooks may reach, how creators are e-mailed. */
+export interface OutboundConfig {
+  /**
+   * Hosts that webhooks may reach although they resolve to loopback or private addresses
+   * (CONVENE_OUTBOUND_ALLOW_HOSTS, a comma list; default none).
+   */
+  readonly allowHosts: ReadonlyArray<string>
+  /** The SMTP server that mails go through (CONVENE_SMTP_URL, smtp:// or smtps://); none: mails are only logged. */
+  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
+  /** The sender of those mails (CONVENE_MAIL_FROM; default `Convene <convene@localhost>`). */
+  readonly mailFrom: Option.Option<string>
+}
+
 export interface HostConfig {
   readonly port: number
   readonly host: string
@@ -59,7 +81,13 @@ export interface HostConfig {
   readonly telemetry?: TelemetryConfig | undefined
   /** Sign-in and OAuth settings; left out: pages on the base URL, sign-in on, a per-process secret key. */
   readonly identity?: IdentityConfig | undefined
+  /** Webhook and mail settings; left out: no private host allowed, mails logged. */
+  readonly outbound?: OutboundConfig | undefined
 }
+
+/** The outbound settings of a configuration, with the defaults of one that leaves them out. */
+export const outboundOf = (config: HostConfig): OutboundConfig =>
+  config.outbound ?? { allowHosts: [], smtpUrl: Option.none(), mailFrom: Option.none() }
 
 /** The identity settings of a configuration, with the defaults of a configuration that leaves them out. */
 export const identityOf = (config: HostConfig): IdentityConfig =>
@@ -95,7 +123,13 @@ export const serverLimits: Config.Config<ServerLimits> = Config.all({
     Config.validate({ message: "must be a positive number", validation: (n) => n > 0 }),
     Config.withDefault(defaultLimits.maxConnections)
   ),
-  shutdownTimeoutMs: milliseconds("CONVENE_SHUTDOWN_TIMEOUT_MS", defaultLimits.shutdownTimeoutMs)
+  shutdownTimeoutMs: milliseconds("CONVENE_SHUTDOWN_TIMEOUT_MS", defaultLimits.shutdownTimeoutMs),
+  streamsPerCredential: Config.integer("CONVENE_STREAMS_PER_CREDENTIAL").pipe(
+    Config.validate({ message: "must be a positive number", validation: (n) => n > 0 }),
+    Config.withDefault(defaultLimits.streamsPerCredential)
+  ),
+  eventPollMs: milliseconds("CONVENE_EVENT_POLL_MS", defaultLimits.eventPollMs),
+  streamKeepAliveMs: Config.succeed(defaultLimits.streamKeepAliveMs)
 }).pipe(
   Config.validate({
     message: "CONVENE_HEADERS_TIMEOUT_MS must not be longer than CONVENE_REQUEST_TIMEOUT_MS",
@@ -120,14 +154,27 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
       validation: (key) => Either.isRight(NodeSecretBox.parseKey(Redacted.value(key)))
     }),
     Config.option
-  )
+  ),
+  allowHosts: Config.string("CONVENE_OUTBOUND_ALLOW_HOSTS").pipe(
+    Config.map((list) => list.split(",").map((host) => host.trim()).filter((host) => host.length > 0)),
+    Config.withDefault([] as ReadonlyArray<string>)
+  ),
+  smtpUrl: Config.redacted("CONVENE_SMTP_URL").pipe(
+    Config.validate({
+      message: "CONVENE_SMTP_URL: expected smtp://user:password@host:port or smtps://user:password@host:port",
+      validation: (url) => Either.isRight(SmtpMailer.parseUrl(Redacted.value(url)))
+    }),
+    Config.option
+  ),
+  mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option)
 }).pipe(
-  Config.map(({ authUrl, baseUrl, browserSignIn, secretKey, ...rest }) => {
+  Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, mailFrom, secretKey, smtpUrl, ...rest }) => {
     const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
     return {
       ...rest,
       baseUrl: base,
-      identity: { authUrl: Option.getOrElse(authUrl, () => base).replace(/\/+$/, ""), browserSignIn, secretKey }
+      identity: { authUrl: Option.getOrElse(authUrl, () => base).replace(/\/+$/, ""), browserSignIn, secretKey },
+      outbound: { allowHosts, smtpUrl, mailFrom }
     }
   })
 )

@@ -19,7 +19,7 @@
  */
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Crypto } from "@convene/core"
-import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
 import type { Server } from "node:http"
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
@@ -32,6 +32,8 @@ export type Phase = "starting" | "ready" | "draining"
 /** What the API's health endpoints read: the server's phase. */
 export class Lifecycle extends Context.Tag("@convene/http/Lifecycle")<Lifecycle, {
   readonly phase: () => Phase
+  /** Completes when the drain starts: long-lived answers (event streams) end then, so their connections close. */
+  readonly draining: Effect.Effect<void>
 }>() {}
 
 type Response = HttpServerResponse.HttpServerResponse
@@ -45,6 +47,8 @@ class Gate {
   readonly running = new Set<Fiber.RuntimeFiber<Response, unknown>>()
   /** Set once the drain time is up: what is still running is answered 503. */
   cutOff = false
+  /** Completed when the drain starts. */
+  readonly drainStarted = Deferred.unsafeMake<void>(FiberId.none)
 }
 
 const unavailable = (text: string, requestId: string, headers: Record<string, string>): Response =>
@@ -224,7 +228,7 @@ export const layer = (
     const real = yield* HttpServer.HttpServer
     yield* real.serve(serveThrough(gate, options))
     return Context.make(HttpServer.HttpServer, apiServer(gate, real.address)).pipe(
-      Context.add(Lifecycle, Lifecycle.of({ phase: () => gate.phase })),
+      Context.add(Lifecycle, Lifecycle.of({ phase: () => gate.phase, draining: Deferred.await(gate.drainStarted) })),
       Context.add(ServerControl, ServerControl.of({ gate, server }))
     )
   }))
@@ -261,6 +265,7 @@ const drain = (gate: Gate, server: Server, timeout: Duration.Duration): Effect.E
   Effect.gen(function*() {
     const started = Date.now()
     gate.phase = "draining"
+    yield* Deferred.succeed(gate.drainStarted, undefined)
     yield* Effect.logInfo("shutting down: no new connections; finishing the requests in flight").pipe(
       Effect.annotateLogs({ in_flight: gate.running.size, drain_timeout_ms: Duration.toMillis(timeout) })
     )

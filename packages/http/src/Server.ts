@@ -4,12 +4,12 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Convene, Crypto, Events, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
-import { JoseJwtSigner, NodeCrypto, NodeSecretBox } from "@convene/node"
+import { Convene, Crypto, DeliveryWorker, EventFeed, Events, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
+import { JoseJwtSigner, LogMailer, NodeCrypto, NodeOutbound, NodeSecretBox, SmtpMailer } from "@convene/node"
 import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
-import { type HostConfig, identityOf, type StoreChoice } from "./Config.js"
+import { type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Config.js"
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
 import * as BrowserRoutes from "./http/BrowserRoutes.js"
@@ -20,6 +20,8 @@ import { IdentityLive } from "./http/Identity.js"
 import { MeetingsLive } from "./http/Meetings.js"
 import * as OAuthRoutes from "./http/OAuthRoutes.js"
 import { OperatorLive } from "./http/Operator.js"
+import * as Webhooks from "./http/Webhooks.js"
+import { WebhooksLive } from "./http/Webhooks.js"
 import * as Routes from "./http/Routes.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
 import * as Lifecycle from "./Lifecycle.js"
@@ -30,14 +32,15 @@ import * as Telemetry from "./Telemetry.js"
 
 /**
  * Every ten minutes: deletes idempotency records past their window, ended sessions and old sign-in failures, and
- * events older than the log's retention (7 days).
+ * events and finished webhook deliveries older than their retention (7 days).
  */
 const Sweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
     const idempotency = yield* Idempotency
     const sessions = yield* Sessions
     const events = yield* Events
-    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge()], { discard: true }).pipe(
+    const deliveries = yield* DeliveryWorker
+    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge(), deliveries.purge()], { discard: true }).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("sweep of expired records failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.minutes(10))),
       Effect.forkScoped
@@ -46,14 +49,12 @@ const Sweeper = Layer.scopedDiscard(
 )
 
 /**
- * The OAuth room: the core's authorization server with its issuer, RSA keys and JWTs by jose, and the private
- * signing keys sealed with the installation's secret key (a random one for the process when none is configured:
- * keys sealed with it cannot be opened after a restart, which only a server built in code without a key does).
- * At start the signing key is made or opened, so a wrong secret key stops the server at once.
+ * The installation's secret key as the SecretBox: it seals the private signing keys and the webhook secrets in the
+ * store. None configured: a random one for the process (what is sealed with it cannot be opened after a restart,
+ * which only a server built in code without a key does; the server command always has one).
  */
-const OAuthLive = (config: HostConfig) => {
-  const identity = identityOf(config)
-  const box = Option.match(identity.secretKey, {
+const SecretBoxLive = (config: HostConfig) =>
+  Option.match(identityOf(config).secretKey, {
     onSome: (text) =>
       Either.match(NodeSecretBox.parseKey(Redacted.value(text)), {
         onLeft: (problem) => Layer.die(new Error(`CONVENE_SECRET_KEY: ${problem}`)),
@@ -63,6 +64,12 @@ const OAuthLive = (config: HostConfig) => {
       Layer.unwrapEffect(Effect.map(Crypto, (crypto) =>
         Layer.unwrapEffect(Effect.map(crypto.randomBytes(32), (key) => NodeSecretBox.layer(Redacted.make(key))))))
   })
+
+/**
+ * The OAuth room: the core's authorization server with its issuer, RSA keys and JWTs by jose. At start the
+ * signing key is made or opened, so a wrong secret key stops the server at once.
+ */
+const OAuthLive = (config: HostConfig) => {
   const opened = Layer.effectDiscard(
     Effect.flatMap(SigningKeys, (keys) => keys.ensure()).pipe(
       Effect.mapError(() =>
@@ -73,16 +80,35 @@ const OAuthLive = (config: HostConfig) => {
       )
     )
   )
-  return Layer.provideMerge(opened, Convene.oauthLayer(`${config.baseUrl}/v1/oauth`)).pipe(
-    Layer.provide([JoseJwtSigner.layer, box])
-  )
+  return Layer.provideMerge(opened, Convene.oauthLayer(`${config.baseUrl}/v1/oauth`)).pipe(Layer.provide(JoseJwtSigner.layer))
 }
 
+/**
+ * The webhooks room: the endpoint rules and the outbox's worker, calling out through NodeOutbound (private
+ * addresses refused unless allowed, no redirects, 10 s per call, 64 KiB answers) and mailing through SMTP when
+ * CONVENE_SMTP_URL is set (else the mails are only logged).
+ */
+const WebhooksRoomLive = (config: HostConfig) => {
+  const outbound = outboundOf(config)
+  const mailer = Option.match(outbound.smtpUrl, {
+    onNone: () => LogMailer.layer,
+    onSome: (url) => SmtpMailer.layer(url, Option.match(outbound.mailFrom, { onNone: () => ({}), onSome: (from) => ({ from }) }))
+  })
+  return Convene.webhooksLayer.pipe(Layer.provide([NodeOutbound.layer({ allowHosts: outbound.allowHosts }), mailer]))
+}
 
 /** The API (contract + handlers + security), needing the core services. */
 export const ApiLive = (config: HostConfig) =>
   HttpApiBuilder.api(Api).pipe(
-    Layer.provide([MeetingsLive, AgendaItemsLive, ActionItemsLive, IdentityLive, OperatorLive, HealthLive]),
+    Layer.provide([
+      MeetingsLive,
+      AgendaItemsLive,
+      ActionItemsLive,
+      IdentityLive(config),
+      WebhooksLive,
+      OperatorLive,
+      HealthLive
+    ]),
     Layer.provide([AuthenticateLive, OperatorAuthLive(config)])
   )
 
@@ -90,7 +116,15 @@ export const ApiLive = (config: HostConfig) =>
  * Every core service the API uses, the OAuth room included, on the store ports and the Crypto and PasswordHasher
  * ports (NodeCrypto): what `ServeLive` needs below it.
  */
-export const CoreLive = (config: HostConfig) => OAuthLive(config).pipe(Layer.provideMerge(Convene.layer))
+export const CoreLive = (config: HostConfig) =>
+  Layer.mergeAll(OAuthLive(config), WebhooksRoomLive(config)).pipe(
+    Layer.provide(SecretBoxLive(config)),
+    Layer.provideMerge(Convene.layer),
+    Layer.merge(EventFeed.layer({
+      pollInterval: Duration.millis(config.limits.eventPollMs),
+      streamsPerCredential: config.limits.streamsPerCredential
+    }))
+  )
 
 /**
  * The API served on whatever HttpServer is provided: Node's (HttpLive) or NodeHttpServer.layerTest (for
@@ -110,6 +144,10 @@ export const ServeLive = (config: HostConfig) => {
     Layer.provide(ApiMiddlewareLive),
     Layer.provide(ApiLive(config)),
     Layer.provide(Sweeper),
+    Layer.provide(Webhooks.worker({
+      interval: Duration.millis(250),
+      stopTimeout: Duration.min(Duration.millis(config.limits.shutdownTimeoutMs), Duration.seconds(10))
+    })),
     // The router matches paths exactly, as the route table does (Routes.routerConfig).
     Layer.provide(HttpRouter.setRouterConfig(Routes.routerConfig))
   )

@@ -17,6 +17,9 @@ import type {
   AuthorizationCode,
   Credential,
   CredentialId,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryId,
   Email,
   Grant,
   GrantId,
@@ -32,6 +35,8 @@ import type {
   TranscriptSegment,
   User,
   UserId,
+  WebhookEndpoint,
+  WebhookEndpointId,
   Workspace,
   WorkspaceId
 } from "@convene/core"
@@ -100,6 +105,11 @@ export interface State {
   readonly events: HashMap.HashMap<WorkspaceId, ReadonlyArray<LoggedEvent>>
   /** The position the last appended event took (0 before any): a rolled-back append rolls it back too. */
   readonly eventPosition: number
+  readonly webhookEndpoints: ByWorkspace<WebhookEndpointId, WebhookEndpoint>
+  /** The outbox, every workspace's (and none's) deliveries by id. */
+  readonly deliveries: HashMap.HashMap<DeliveryId, Delivery>
+  /** Each delivery's attempts, oldest first. */
+  readonly deliveryAttempts: HashMap.HashMap<DeliveryId, ReadonlyArray<DeliveryAttempt>>
 }
 
 const empty: State = {
@@ -124,7 +134,10 @@ const empty: State = {
   sessionHashes: HashMap.empty(),
   signInFailures: HashMap.empty(),
   events: HashMap.empty(),
-  eventPosition: 0
+  eventPosition: 0,
+  webhookEndpoints: HashMap.empty(),
+  deliveries: HashMap.empty(),
+  deliveryAttempts: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

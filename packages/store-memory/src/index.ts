@@ -13,6 +13,7 @@ import { Memory } from "./Memory.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
 import * as Transactor from "./Transactor.js"
+import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
 /**
@@ -34,5 +35,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   OAuthStore.oauthLayer,
   OAuthStore.sessionLayer,
   EventLog.layer,
+  WebhookStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer))

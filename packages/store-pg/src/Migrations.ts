@@ -356,6 +356,79 @@ const events = Effect.gen(function*() {
   yield* sql`CREATE INDEX events_occurred_at_idx ON events (occurred_at)`
 })
 
+/**
+ * Workspace webhooks (WebhookStore): endpoints, and the outbox of deliveries with their attempts. Endpoints and
+ * deliveries point at their workspace, and an endpoint at its creator, through foreign keys checked at commit (core
+ * deletes the workspace's rows, and lets go of a deleted creator, in the same unit of work); a delivery's attempts
+ * go with it (ON DELETE CASCADE). A delivery names its addressee by kind and id, without a foreign key, so that
+ * other kinds of addressee (partner apps) share the queue. The partial indexes serve the workers' claims: pending
+ * deliveries by due time, verifying endpoints by their last challenge.
+ */
+const webhooks = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE TABLE webhook_endpoints (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    url text NOT NULL,
+    subscribed_events text[] NOT NULL,
+    status text NOT NULL,
+    verification_state text NOT NULL,
+    verification_attempt_count integer NOT NULL,
+    verification_last_sent_at timestamptz,
+    verification_retry_until timestamptz NOT NULL,
+    verified_at timestamptz,
+    last_success_at timestamptz,
+    consecutive_failure_count integer NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    created_by uuid REFERENCES users (id) DEFERRABLE INITIALLY DEFERRED,
+    sealed_signing_secret text NOT NULL,
+    sealed_verification_token text NOT NULL,
+    challenge_claimed_until timestamptz,
+    deleted_at timestamptz,
+    revision integer NOT NULL
+  )`
+  yield* sql`CREATE INDEX webhook_endpoints_workspace_created_idx ON webhook_endpoints (workspace_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX webhook_endpoints_subscribers_idx ON webhook_endpoints (workspace_id)
+    WHERE deleted_at IS NULL AND verification_state = 'verified'`
+  yield* sql`CREATE INDEX webhook_endpoints_verifying_idx ON webhook_endpoints (verification_last_sent_at NULLS FIRST)
+    WHERE deleted_at IS NULL AND verification_state = 'verifying'`
+  yield* sql`CREATE INDEX webhook_endpoints_created_by_idx ON webhook_endpoints (created_by) WHERE created_by IS NOT NULL`
+
+  yield* sql`CREATE TABLE deliveries (
+    id uuid PRIMARY KEY,
+    workspace_id uuid REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    addressee_kind text NOT NULL,
+    addressee_id uuid NOT NULL,
+    event_id uuid NOT NULL,
+    event_type text NOT NULL,
+    occurred_at timestamptz NOT NULL,
+    body text NOT NULL,
+    idempotency_key text NOT NULL CHECK (length(idempotency_key) <= 64),
+    state text NOT NULL,
+    attempt_count integer NOT NULL,
+    next_attempt_at timestamptz,
+    claimed_until timestamptz,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at, id) WHERE state = 'pending'`
+  yield* sql`CREATE INDEX deliveries_addressee_idx ON deliveries (addressee_kind, addressee_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX deliveries_workspace_idx ON deliveries (workspace_id)`
+  yield* sql`CREATE INDEX deliveries_finished_created_idx ON deliveries (created_at) WHERE state <> 'pending'`
+
+  yield* sql`CREATE TABLE delivery_attempts (
+    delivery_id uuid NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    number integer NOT NULL,
+    at timestamptz NOT NULL,
+    status_code integer,
+    latency_ms integer NOT NULL,
+    error text,
+    PRIMARY KEY (delivery_id, number)
+  )`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -363,7 +436,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_folded_titles": foldedTitles,
   "0004_operator_administration": operatorAdministration,
   "0005_oauth": oauth,
-  "0006_events": events
+  "0006_events": events,
+  "0007_webhooks": webhooks
 }
 
 const runMigrator = Migrator.make({})

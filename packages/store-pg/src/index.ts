@@ -26,6 +26,7 @@ import * as PgPool from "./PgPool.js"
 import * as PgSessionStore from "./PgSessionStore.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
+import * as PgWebhookStore from "./PgWebhookStore.js"
 import * as PgWorkspaceStore from "./PgWorkspaceStore.js"
 
 export * as DataDirectoryLock from "./DataDirectoryLock.js"
@@ -42,6 +43,7 @@ export {
   PgSessionStore,
   PgTransactor,
   PgUserStore,
+  PgWebhookStore,
   PgWorkspaceStore
 }
 
@@ -62,6 +64,7 @@ export const layer: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = Layer.
   PgOAuthStore.layer,
   PgSessionStore.layer,
   PgEventLog.layer,
+  PgWebhookStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

@@ -8,7 +8,12 @@ import {
   Credential,
   CredentialId,
   CredentialStore,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryId,
   Email,
+  EndpointStates,
+  EventId,
   foldCase,
   IdempotencyRecord,
   Grant,
@@ -32,6 +37,8 @@ import {
   User,
   UserId,
   UserStore,
+  WebhookEndpointId,
+  WebhookStore,
   Workspace,
   WorkspaceId,
   WorkspaceStore
@@ -65,7 +72,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -344,7 +351,7 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"]])
         expect(yield* countRows).toEqual(legacyCounts)
         // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
         const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
@@ -739,3 +746,100 @@ type StorePortsOfAdapter = Layer.Layer.Success<typeof storeLayer>
 
 oauthSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
 oauthSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))
+
+/** A verifying endpoint of the workspace, made at `T0` by `createdBy`. */
+const newEndpoint = (workspaceId: WorkspaceId, createdBy: UserId | null) =>
+  Effect.gen(function*() {
+    const endpoint = EndpointStates.created({
+      id: WebhookEndpointId.make(randomUUID()),
+      workspace_id: workspaceId,
+      url: "https://hooks.example.com/receive",
+      subscribed_events: ["meeting.created"],
+      created_by: createdBy,
+      sealed_signing_secret: "sealed",
+      sealed_verification_token: "sealed"
+    }, T0)
+    expect(yield* (yield* WebhookStore).insertEndpoint(endpoint, undefined)).toBe(true)
+    return endpoint
+  })
+
+const webhooksSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | SqlClient.SqlClient, unknown>) =>
+  layer(adapter, { timeout: "60 seconds" })(`0007_webhooks (${name})`, (it) => {
+    it.effect("creates the tables with their keys and the indexes the claims and lists use", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema()
+            AND tablename = ANY(${["webhook_endpoints", "deliveries", "delivery_attempts"]}::text[])
+          ORDER BY indexname`
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          "deliveries_addressee_idx",
+          "deliveries_due_idx",
+          "deliveries_finished_created_idx",
+          "deliveries_pkey",
+          "deliveries_workspace_idx",
+          "delivery_attempts_pkey",
+          "webhook_endpoints_created_by_idx",
+          "webhook_endpoints_pkey",
+          "webhook_endpoints_subscribers_idx",
+          "webhook_endpoints_verifying_idx",
+          "webhook_endpoints_workspace_created_idx"
+        ])
+      }))
+
+    it.effect("deleting an endpoint's creator fails when the unit commits, unless the endpoint lets go of them first", () =>
+      Effect.gen(function*() {
+        const users = yield* UserStore
+        const webhooks = yield* WebhookStore
+        const ws = yield* newWorkspace
+        const user = yield* newUser(ws.id)
+        const endpoint = yield* newEndpoint(ws.id, user.id)
+        expect(foreignKeyViolation(yield* unitExit(users.delete(user.id)))).toEqual(["webhook_endpoints_created_by_fkey"])
+        expect(Exit.isSuccess(yield* unitExit(Effect.zipRight(webhooks.detachCreator(user.id), users.delete(user.id))))).toBe(true)
+        expect(Option.map(yield* webhooks.getEndpoint(ws.id, endpoint.id), (row) => row.created_by)).toEqual(Option.some(null))
+      }))
+
+    it.effect("deleting a workspace that still has endpoints or deliveries fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const workspaces = yield* WorkspaceStore
+        const webhooks = yield* WebhookStore
+        const ws = yield* newWorkspace
+        const endpoint = yield* newEndpoint(ws.id, null)
+        expect(foreignKeyViolation(yield* unitExit(workspaces.delete(ws.id)))).toEqual(["webhook_endpoints_workspace_id_fkey"])
+        const delivery = new Delivery({
+          id: DeliveryId.make(randomUUID()),
+          workspace_id: ws.id,
+          addressee_kind: "workspace_endpoint",
+          addressee_id: endpoint.id,
+          event_id: EventId.make(randomUUID()),
+          event_type: "meeting.created",
+          occurred_at: T0,
+          body: "{}",
+          idempotency_key: "k",
+          state: "pending",
+          attempt_count: 0,
+          next_attempt_at: T0,
+          claimed_until: null,
+          created_at: T0,
+          updated_at: T0
+        })
+        yield* webhooks.enqueue([delivery])
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`DELETE FROM webhook_endpoints WHERE id = ${endpoint.id}`
+        expect(foreignKeyViolation(yield* unitExit(workspaces.delete(ws.id)))).toEqual(["deliveries_workspace_id_fkey"])
+        // A delivery's attempts go with it (ON DELETE CASCADE).
+        yield* webhooks.recordAttempt(delivery, Option.some(new DeliveryAttempt({
+          delivery_id: delivery.id,
+          number: 1,
+          at: T0,
+          status_code: 500,
+          latency_ms: 3,
+          error: null
+        })))
+        expect(Exit.isSuccess(yield* unitExit(Effect.zipRight(webhooks.deleteByWorkspace(ws.id), workspaces.delete(ws.id))))).toBe(true)
+        expect(yield* sql`SELECT * FROM delivery_attempts WHERE delivery_id = ${delivery.id}`).toEqual([])
+      }))
+  })
+
+webhooksSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
+webhooksSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))

@@ -64,6 +64,22 @@ export const send = (baseUrl: string, request: WireRequest, timeoutMs = 15_000):
     }, timeoutMs)
     req.on("response", (response) => {
       const chunks: Array<Buffer> = []
+      // An event stream does not end: its first bytes are its answer, then the request is dropped.
+      if (String(response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+        response.once("data", (chunk: Buffer) => {
+          finish(() =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text: chunk.toString("utf8"),
+              json: undefined,
+              ms: Date.now() - started
+            })
+          )
+          req.destroy()
+        })
+        return
+      }
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
       response.on("error", (error) => finish(() => reject(error)))
       response.on("end", () => {

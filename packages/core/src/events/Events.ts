@@ -1,6 +1,7 @@
 /**
  * Recording events: every service that changes something records its event through `record`, inside the same
- * unit of work as the change (the caller's `withTransaction`), so the log holds exactly the committed changes.
+ * unit of work as the change (the caller's `withTransaction`), so the log holds exactly the committed changes, and
+ * the event's fan-out (EventFanOut: webhook deliveries) is written with it.
  */
 import { Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
@@ -8,6 +9,7 @@ import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import type { Principal } from "../identity/Identity.js"
 import { DomainEvent, type EventData, EventId, type EventType } from "./Event.js"
+import { EventFanOut } from "./EventFanOut.js"
 import { EventLog } from "./EventLog.js"
 
 /** How long events stay readable in the log (the stream resumes within it): at least 24 hours; 7 days. */
@@ -16,6 +18,7 @@ export const eventRetention = Duration.days(7)
 const make = Effect.gen(function*() {
   const log = yield* EventLog
   const crypto = yield* Crypto
+  const fanOut = yield* EventFanOut
 
   /** Records that `principal` caused `type` with `data` (the resource encoded as the API shows it). */
   const record = (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, data: EventData) =>
@@ -29,6 +32,7 @@ const make = Effect.gen(function*() {
         data
       }, trusted)
       yield* log.append(event)
+      yield* fanOut.publish(event)
       return event
     })
 
@@ -46,5 +50,5 @@ const make = Effect.gen(function*() {
 })
 
 export class Events extends Context.Tag("@convene/core/Events")<Events, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Events, never, EventLog | Crypto> = Layer.effect(Events, make)
+  static readonly layer: Layer.Layer<Events, never, EventLog | EventFanOut | Crypto> = Layer.effect(Events, make)
 }

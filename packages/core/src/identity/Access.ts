@@ -17,3 +17,12 @@ export const actsForWorkspace = (principal: Principal): boolean =>
 
 /** The key of things that are private per caller (talking points): the user, or the API key itself. */
 export const subjectOf = (principal: Principal): string => principal.user_id ?? principal.credential_id
+
+/**
+ * Workspace administration (members, API keys, webhooks) is for OWNER and ADMIN users, and for workspace API keys,
+ * which act as the workspace; a MEMBER gets 403 whatever the token's scopes.
+ */
+export const requireWorkspaceAdmin = (principal: Principal): Effect.Effect<void, InsufficientScope> =>
+  actsForWorkspace(principal)
+    ? Effect.void
+    : Effect.fail(new InsufficientScope({ required: "ADMIN or OWNER role", message: "workspace administration needs the ADMIN or OWNER role" }))

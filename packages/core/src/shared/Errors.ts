@@ -47,7 +47,26 @@ export class PlanRequired extends Schema.TaggedError<PlanRequired>()("PlanRequir
   message: Schema.String
 }) {}
 
+/** The workspace already has as many active webhook endpoints as its plan allows (409 `endpoint_cap_exceeded`). */
+export class EndpointCapExceeded extends Schema.TaggedError<EndpointCapExceeded>()("EndpointCapExceeded", {
+  cap: Schema.Int,
+  current_plan: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Resend-verification on an endpoint that is verified or disabled (409 `endpoint_not_pending`). */
+export class EndpointNotPending extends Schema.TaggedError<EndpointNotPending>()("EndpointNotPending", {
+  verification_state: Schema.String,
+  message: Schema.String
+}) {}
+
 /** The value of an optional lookup, or `NotFound` of `resource` `id` when there is none. */
 export const orNotFound = (resource: string, id: string) =>
 <A, E, R>(self: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
   Effect.flatMap(self, Option.match({ onNone: () => Effect.fail(NotFound.of(resource, id)), onSome: Effect.succeed }))
+
+/** The credential already holds as many open event streams as allowed (429 `too_many_requests`). */
+export class TooManyStreams extends Schema.TaggedError<TooManyStreams>()("TooManyStreams", {
+  limit: Schema.Int,
+  message: Schema.String
+}) {}

@@ -10,3 +10,10 @@ export const monthlyMeetingAllowance = (plan: Plan): number | undefined => (plan
 
 /** Personal access tokens need a paid plan. */
 export const personalAccessTokensFrom: Plan = "PRO"
+
+/** Webhook endpoints need a paid plan. */
+export const webhooksFrom: Plan = "PRO"
+
+/** Active webhook endpoints (neither deleted nor disabled) a workspace may have; `undefined` means no cap. */
+export const activeWebhookEndpointCap = (plan: Plan): number | undefined =>
+  plan === "FREE" ? 0 : plan === "PRO" ? 1 : plan === "ELITE" ? 3 : undefined

@@ -1,0 +1,285 @@
+/**
+ * The outbox's worker: sends due deliveries and due verification challenges. It does no I/O of its own (the
+ * Outbound and Mailer ports do) and keeps no state between runs: the host calls `runOnce` and `runChallenges` in a
+ * loop, in as many server processes as it likes; the store's claims (leases) give each delivery and each challenge
+ * to one process at a time, and a lease left by a process that died expires and the work is taken up again.
+ *
+ * A delivery is tried at most 3 times: after the n-th failed attempt the next is due n² minutes later (1, then 4);
+ * after the third it is `failed`. A 2xx answer delivers it. What follows for the addressee is its kind's rule: for a
+ * workspace endpoint, a delivery resets its failure count, and the third exhausted delivery in a row disables it
+ * and e-mails its creator (a mail that cannot be sent is logged, never fails the run).
+ *
+ * Decisions where the documents are silent: a delivery whose endpoint was deleted or is no longer verified
+ * (disabled) when its turn comes is not sent: it is `failed` with one attempt that names why and carries no status;
+ * it does not count as a failure of the endpoint. A redirect (3xx) is an answer that is not 2xx: a failure.
+ */
+import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Option } from "effect"
+import { UserStore } from "../identity/IdentityStore.js"
+import { SecretBox } from "../oauth/Signing.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Mailer } from "../ports/Mailer.js"
+import { Outbound } from "../ports/Outbound.js"
+import { Transactor } from "../ports/Transactor.js"
+import { now, plus } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
+import { challengeLease, sendChallenge } from "./Challenge.js"
+import { changeEndpoint } from "./Endpoints.js"
+import * as States from "./EndpointStates.js"
+import { openSigningSecret } from "./Secrets.js"
+import { workspaceHeaders } from "./Signer.js"
+import { type AddresseeKind, Delivery, DeliveryAttempt, type WebhookEndpoint, WebhookEndpointId } from "./Webhook.js"
+import { WebhookStore } from "./WebhookStore.js"
+
+/** Attempts a delivery gets in all (the first and two retries). */
+export const maxAttempts = 3
+
+/** The wait after the n-th failed attempt: n² minutes. */
+export const backoff = (attempts: number): Duration.Duration => Duration.minutes(attempts * attempts)
+
+/** How long a claimed delivery is the claimer's: well beyond the outbound adapter's time limit per call. */
+export const deliveryLease = Duration.minutes(5)
+
+/** How long finished deliveries stay in the delivery log (as the events they carry stay in the event log). */
+export const deliveryRetention = Duration.days(7)
+
+export interface RunOptions {
+  /** How many deliveries (or challenges) one run claims at most (default 50). */
+  readonly limit?: number | undefined
+  /** How many of them are sent at once (default 8). */
+  readonly concurrency?: number | undefined
+}
+
+/** Where a delivery goes and how it is headed, for one attempt. */
+interface Target {
+  readonly url: string
+  readonly headers: (attempt: number) => Effect.Effect<Record<string, string>>
+}
+
+/** What the worker needs to know of each kind of addressee. */
+interface AddresseeRules {
+  /** Where to send the delivery, or why it is no longer sent. */
+  readonly target: (delivery: Delivery) => Effect.Effect<Either.Either<Target, string>>
+  /** The delivery was answered 2xx at `at` (runs in the unit of work that records it). */
+  readonly delivered: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<void>
+  /**
+   * The delivery failed its last attempt at `at` (runs in the unit of work that records it); answers what to do once
+   * that unit committed (a mail to send).
+   */
+  readonly exhausted: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<Effect.Effect<void>>
+}
+
+const make = Effect.gen(function*() {
+  const store = yield* WebhookStore
+  const users = yield* UserStore
+  const outbound = yield* Outbound
+  const mailer = yield* Mailer
+  const transactor = yield* Transactor
+  const ports = Context.make(Crypto, yield* Crypto).pipe(
+    Context.add(SecretBox, yield* SecretBox),
+    Context.add(Outbound, outbound),
+    Context.add(WebhookStore, store)
+  )
+
+  /** Tells the creator of a just-disabled endpoint; a creator gone, or a mail that fails, is only logged. */
+  const notifyCreator = (endpoint: WebhookEndpoint) =>
+    Effect.gen(function*() {
+      if (endpoint.created_by === null) {
+        return yield* Effect.logInfo(`webhook endpoint ${endpoint.id} was disabled; it has no creator to tell`)
+      }
+      const creator = yield* users.get(endpoint.created_by)
+      if (Option.isNone(creator)) return
+      yield* mailer.send({
+        to: creator.value.email,
+        subject: `Webhook endpoint disabled: ${endpoint.url}`,
+        text: [
+          `Your webhook endpoint ${endpoint.url} (id ${endpoint.id}) in workspace ${endpoint.workspace_id} was disabled:`,
+          `${States.disableAfter} deliveries in a row failed all of their ${maxAttempts} attempts.`,
+          "",
+          "No events are delivered to it until it is re-enabled. Once the receiver answers 2xx again, re-enable it with",
+          `POST /v1/workspace/webhooks/${endpoint.id}/re-enable.`
+        ].join("\n")
+      }).pipe(
+        Effect.catchTag("MailFailed", (failure) =>
+          Effect.logWarning(`could not tell ${creator.value.email} that webhook endpoint ${endpoint.id} was disabled: ${failure.message}`))
+      )
+    })
+
+  const endpointOf = (delivery: Delivery) =>
+    delivery.workspace_id === null
+      ? Effect.succeed(Option.none<WebhookEndpoint>())
+      : store.getEndpoint(delivery.workspace_id, WebhookEndpointId.make(delivery.addressee_id))
+
+  const changeEndpointOf = (
+    delivery: Delivery,
+    apply: (endpoint: WebhookEndpoint) => Option.Option<WebhookEndpoint>
+  ) =>
+    delivery.workspace_id === null
+      ? Effect.succeed(Option.none())
+      : Effect.provide(
+        changeEndpoint(delivery.workspace_id, WebhookEndpointId.make(delivery.addressee_id), (endpoint) =>
+          Effect.succeed(apply(endpoint))),
+        ports
+      )
+
+  const addressees: Record<AddresseeKind, AddresseeRules> = {
+    workspace_endpoint: {
+      target: (delivery) =>
+        Effect.gen(function*() {
+          const found = yield* endpointOf(delivery)
+          if (Option.isNone(found) || found.value.deleted_at !== null) return Either.left("not sent: the endpoint was deleted")
+          const endpoint = found.value
+          if (endpoint.verification_state !== "verified") {
+            return Either.left(`not sent: the endpoint is ${endpoint.verification_state}`)
+          }
+          // Opened at the moment of sending: a secret rotated since the delivery was enqueued signs it.
+          const secret = yield* Effect.provide(openSigningSecret(endpoint), ports)
+          return Either.right({
+            url: endpoint.url,
+            headers: (attempt: number) =>
+              Effect.provide(
+                workspaceHeaders({
+                  secret,
+                  body: delivery.body,
+                  eventType: delivery.event_type,
+                  eventId: delivery.event_id,
+                  occurredAt: delivery.occurred_at,
+                  idempotencyKey: delivery.idempotency_key,
+                  deliveryId: delivery.id,
+                  attempt
+                }),
+                ports
+              )
+          })
+        }),
+      delivered: (delivery, at) => Effect.asVoid(changeEndpointOf(delivery, (endpoint) => States.delivered(endpoint, at))),
+      exhausted: (delivery, at) =>
+        Effect.map(
+          changeEndpointOf(delivery, (endpoint) => States.deliveryExhausted(endpoint, at)),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: ([before, after]) => (States.justDisabled(before, after) ? notifyCreator(after) : Effect.void)
+          })
+        )
+    }
+  }
+
+  /** One attempt of a claimed delivery (or giving it up when its addressee takes no more), recorded with its outcome. */
+  const attempt = (delivery: Delivery) =>
+    Effect.gen(function*() {
+      const rules = addressees[delivery.addressee_kind]
+      const at = yield* now
+      const number = delivery.attempt_count + 1
+      const target = yield* rules.target(delivery)
+      if (Either.isLeft(target)) {
+        const givenUp = new Delivery({
+          ...delivery,
+          state: "failed",
+          attempt_count: number,
+          next_attempt_at: null,
+          claimed_until: null,
+          updated_at: at
+        }, trusted)
+        const why = new DeliveryAttempt({
+          delivery_id: delivery.id,
+          number,
+          at,
+          status_code: null,
+          latency_ms: 0,
+          error: target.left
+        }, trusted)
+        yield* store.recordAttempt(givenUp, Option.some(why))
+        return
+      }
+      const headers = yield* target.right.headers(number)
+      const started = yield* Clock.currentTimeMillis
+      const answer = yield* Effect.either(outbound.post({ url: target.right.url, headers, body: delivery.body }))
+      const done = yield* now
+      const ok = Either.isRight(answer) && answer.right.status >= 200 && answer.right.status <= 299
+      const record = new DeliveryAttempt({
+        delivery_id: delivery.id,
+        number,
+        at,
+        status_code: Either.isRight(answer) ? answer.right.status : null,
+        latency_ms: Either.isRight(answer)
+          ? Math.max(0, Math.round(answer.right.latencyMs))
+          : Math.max(0, DateTime.toEpochMillis(done) - started),
+        error: Either.isLeft(answer) ? `${answer.left.reason}: ${answer.left.message}` : null
+      }, trusted)
+      const state = ok ? "delivered" : number >= maxAttempts ? "failed" : "pending"
+      const next = new Delivery({
+        ...delivery,
+        state,
+        attempt_count: number,
+        next_attempt_at: state === "pending" ? plus(at, backoff(number)) : null,
+        claimed_until: null,
+        updated_at: done
+      }, trusted)
+      const afterwards = yield* transactor.withTransaction(Effect.gen(function*() {
+        yield* store.recordAttempt(next, Option.some(record))
+        if (state === "delivered") yield* rules.delivered(delivery, done)
+        return state === "failed" ? yield* rules.exhausted(delivery, done) : Effect.void
+      }))
+      yield* afterwards
+    }).pipe(
+      // One delivery that breaks (a defect: the store, a secret that does not open) does not stop the others; its
+      // lease expires and a later run takes it up again.
+      Effect.catchAllDefect((defect) => Effect.logError(`webhook delivery ${delivery.id} broke`, defect))
+    )
+
+  /** Claims the due deliveries (at most `limit`) and attempts each, `concurrency` at once; answers how many it claimed. */
+  const runOnce = Effect.fn("DeliveryWorker.runOnce")(function*(options: RunOptions = {}) {
+    const at = yield* now
+    const claimed = yield* store.claimDue({ now: at, leaseUntil: plus(at, deliveryLease), limit: options.limit ?? 50 })
+    yield* Effect.forEach(claimed, attempt, { concurrency: options.concurrency ?? 8, discard: true })
+    return claimed.length
+  })
+
+  /** One claimed challenge: failed when its window closed, else sent and its answer written down. */
+  const challenge = (endpoint: WebhookEndpoint, at: DateTime.Utc) =>
+    Effect.gen(function*() {
+      const write = (apply: (current: WebhookEndpoint) => Option.Option<WebhookEndpoint>) =>
+        changeEndpoint(endpoint.workspace_id, endpoint.id, (current) => Effect.succeed(apply(current)))
+      if (States.windowClosed(endpoint, at)) return yield* write((current) => States.verificationFailed(current, at))
+      if (!States.challengeDue(endpoint, at)) return yield* write((current) => States.challengeReleased(current, at))
+      const sent = yield* sendChallenge(endpoint)
+      return yield* write((current) => States.challengeAnswered(current, sent.at, sent.echoed))
+    }).pipe(
+      Effect.provide(ports),
+      Effect.asVoid,
+      Effect.catchAllDefect((defect) => Effect.logError(`webhook challenge to endpoint ${endpoint.id} broke`, defect))
+    )
+
+  /**
+   * Claims the endpoints due for a challenge (at most `limit`): sends each its challenge, or moves it to `failed` when
+   * its 24 hours are over; answers how many it claimed.
+   */
+  const runChallenges = Effect.fn("DeliveryWorker.runChallenges")(function*(options: RunOptions = {}) {
+    const at = yield* now
+    const claimed = yield* store.claimChallenges({
+      now: at,
+      sentBefore: States.challengesSentBefore(at),
+      leaseUntil: plus(at, challengeLease),
+      limit: options.limit ?? 50
+    })
+    yield* Effect.forEach(claimed, (endpoint) => challenge(endpoint, at), { concurrency: options.concurrency ?? 8, discard: true })
+    return claimed.length
+  })
+
+  /** Deletes the finished deliveries older than the retention. */
+  const purge = Effect.fn("DeliveryWorker.purge")(function*() {
+    yield* store.purgeDeliveries(DateTime.subtractDuration(yield* now, deliveryRetention))
+  })
+
+  return { runOnce, runChallenges, purge } as const
+})
+
+export class DeliveryWorker extends Context.Tag("@convene/core/DeliveryWorker")<
+  DeliveryWorker,
+  Effect.Effect.Success<typeof make>
+>() {
+  static readonly layer: Layer.Layer<
+    DeliveryWorker,
+    never,
+    WebhookStore | UserStore | Transactor | Outbound | Mailer | Crypto | SecretBox
+  > = Layer.effect(DeliveryWorker, make)
+}

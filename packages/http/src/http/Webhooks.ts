@@ -1,0 +1,60 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { DeliveryWorker, Webhooks } from "@convene/core"
+import { type Duration, Effect, Fiber, Layer, Ref } from "effect"
+import { Api } from "@convene/api/Api"
+import { asCaller } from "./Security.js"
+
+export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const webhooks = yield* Webhooks
+    return handlers
+      .handle("list", asCaller((principal, { urlParams }) => webhooks.list(principal, urlParams)))
+      .handle("create", asCaller((principal, { payload }) => webhooks.create(principal, payload)))
+      .handle("delete", asCaller((principal, { path }) => webhooks.delete(principal, path.id)))
+      .handle("reEnable", asCaller((principal, { path }) => webhooks.reEnable(principal, path.id)))
+      .handle("rotateSecret", asCaller((principal, { path }) => webhooks.rotateSecret(principal, path.id)))
+      .handle("resendVerification", asCaller((principal, { path }) => webhooks.resendVerification(principal, path.id)))
+      .handle("deliveries", asCaller((principal, { path, urlParams }) => webhooks.deliveries(principal, path.id, urlParams)))
+      .handle("redeliver", asCaller((principal, { path }) => webhooks.redeliver(principal, path.id, path.deliveryId)))
+  }))
+
+export interface WorkerSettings {
+  /** How long the worker waits when it found nothing due (a full batch is followed at once by the next). */
+  readonly interval: Duration.Duration
+  /** On shutdown, how long the deliveries in flight may take to finish. */
+  readonly stopTimeout: Duration.Duration
+}
+
+/** Deliveries and challenges one round claims at most. */
+const batch = 50
+
+/**
+ * The outbox's worker, in the server process: every `interval` it sends the deliveries that are due and the
+ * challenges that are due, claiming them from the store (several processes share the work; none is sent twice
+ * while its lease holds). A round that failed is logged and the next one tries again. On shutdown no new round
+ * starts and the one in flight finishes within `stopTimeout`; what is left of it is interrupted, and its claims
+ * lapse with their lease (the next process to run sends them).
+ */
+export const worker = (settings: WorkerSettings) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const deliveries = yield* DeliveryWorker
+    const stopping = yield* Ref.make(false)
+    const round = Effect.all([deliveries.runOnce({ limit: batch }), deliveries.runChallenges({ limit: batch })]).pipe(
+      Effect.map(([sent, challenged]) => sent === batch || challenged === batch),
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("a webhook delivery round failed; the next one tries again", cause), false))
+    )
+    const loop: Effect.Effect<void> = Effect.gen(function*() {
+      while (!(yield* Ref.get(stopping))) {
+        const busy = yield* round
+        if (!busy) yield* Effect.sleep(settings.interval)
+      }
+    })
+    const fiber = yield* Effect.forkDaemon(loop)
+    // Finalizers run uninterruptibly: the wait runs in a fiber of its own, made interruptible, so its timeout works.
+    const stop = Effect.gen(function*() {
+      yield* Ref.set(stopping, true)
+      yield* Fiber.join(fiber).pipe(Effect.timeout(settings.stopTimeout), Effect.ignore)
+      yield* Fiber.interrupt(fiber)
+    })
+    yield* Effect.addFinalizer(() => Effect.flatMap(Effect.forkDaemon(Effect.interruptible(stop)), Fiber.join))
+  }))
