@@ -1,0 +1,256 @@
+// `pnpm bench:webhooks`: the outbox, the delivery worker and the event stream of one server process (the compiled
+// server, default configuration, on a throwaway database of the PostgreSQL server) against an HTTPS receiver in
+// this process that answers every delivery 200. Prints one JSON line per measure:
+// - latency: meetings created one after another (20 a second); from each 201 (the change committed) to the
+//   receiver holding its delivery: p50, p99, max.
+// - throughput: 10 endpoints subscribed to meeting.created, so each create makes 10 deliveries; 16 clients create
+//   meetings for BENCH_SECONDS; deliveries received per second over the run, and those still owed at its end.
+// - streams: resident memory of the server process before and after opening BENCH_STREAMS idle event streams.
+// Options (env): BENCH_SECONDS=10 BENCH_STREAMS=10000 DATABASE_URL (server; default the local one).
+import { spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { once } from "node:events"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { request as httpRequest, Agent } from "node:http"
+import { createServer } from "node:https"
+import { createServer as createNetServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { generate } from "selfsigned"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const seconds = Number(process.env.BENCH_SECONDS ?? "10")
+const streamCount = Number(process.env.BENCH_STREAMS ?? "10000")
+const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const OPERATOR = randomUUID()
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const freePort = async () => {
+  const server = createNetServer().listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+// A certificate authority and a certificate for 127.0.0.1 it signed; the server trusts it via NODE_EXTRA_CA_CERTS.
+const validity = { notBeforeDate: new Date(Date.now() - 3_600_000), notAfterDate: new Date(Date.now() + 86_400_000) }
+const ca = await generate([{ name: "commonName", value: "Convene bench CA" }], {
+  keyType: "ec",
+  algorithm: "sha256",
+  ...validity,
+  extensions: [
+    { name: "basicConstraints", cA: true, critical: true },
+    { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true }
+  ]
+})
+const leaf = await generate([{ name: "commonName", value: "127.0.0.1" }], {
+  keyType: "ec",
+  algorithm: "sha256",
+  ...validity,
+  ca: { key: ca.private, cert: ca.cert },
+  extensions: [
+    { name: "basicConstraints", cA: false, critical: true },
+    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: "extKeyUsage", serverAuth: true },
+    { name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }
+  ]
+})
+const scratch = mkdtempSync(join(tmpdir(), "convene-bench-webhooks-"))
+const caFile = join(scratch, "ca.pem")
+writeFileSync(caFile, ca.cert)
+
+// The receiver: echoes challenges, answers 200, notes when each meeting's delivery arrived (per path).
+const arrivals = new Map()
+let received = 0
+const receiver = createServer({ key: leaf.private, cert: leaf.cert }, (request, response) => {
+  const chunks = []
+  request.on("data", (chunk) => chunks.push(chunk))
+  request.on("end", () => {
+    const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    if (envelope.event_type === "webhook.verification") {
+      response.end(envelope.data.verification_token)
+      return
+    }
+    received++
+    const key = `${request.url} ${envelope.data.id}`
+    if (!arrivals.has(key)) arrivals.set(key, performance.now())
+    response.end("ok")
+  })
+})
+receiver.listen(0, "127.0.0.1")
+await once(receiver, "listening")
+const receiverUrl = `https://127.0.0.1:${receiver.address().port}`
+
+// A throwaway database on the PostgreSQL server.
+const database = `convene_bench_${randomUUID().replaceAll("-", "").slice(0, 16)}`
+const admin = new pg.Client({ connectionString: serverUrl })
+await admin.connect()
+await admin.query(`CREATE DATABASE ${database}`)
+const databaseUrl = new URL(serverUrl)
+databaseUrl.pathname = `/${database}`
+
+const port = await freePort()
+const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
+  cwd: root,
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl.toString(),
+    CONVENE_OPERATOR_TOKEN: OPERATOR,
+    NODE_EXTRA_CA_CERTS: caFile,
+    CONVENE_OUTBOUND_ALLOW_HOSTS: "127.0.0.1",
+    // The streams measure holds many connections of one credential.
+    CONVENE_MAX_CONNECTIONS: String(streamCount + 200),
+    CONVENE_STREAMS_PER_CREDENTIAL: String(streamCount)
+  },
+  stdio: ["ignore", "pipe", "pipe"]
+})
+let output = ""
+child.stdout.on("data", (chunk) => (output = (output + chunk).slice(-16_384)))
+child.stderr.on("data", (chunk) => (output = (output + chunk).slice(-16_384)))
+const url = `http://127.0.0.1:${port}`
+
+const finish = async () => {
+  child.kill("SIGTERM")
+  await once(child, "exit").catch(() => {})
+  receiver.close()
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {})
+  await admin.end()
+  rmSync(scratch, { recursive: true, force: true })
+}
+
+try {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${output}`)
+    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break
+    await sleep(100)
+  }
+  const call = async (method, path, token, body) => {
+    const response = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+    return text === "" ? undefined : JSON.parse(text)
+  }
+  const ws = await call("POST", "/operator/v1/workspaces", OPERATOR, { name: "Bench", plan: "ENTERPRISE" })
+  const user = await call("POST", `/operator/v1/workspaces/${ws.id}/users`, OPERATOR, {
+    email: "bench@example.com",
+    name: "Bench",
+    role: "OWNER",
+    password: "correct horse battery"
+  })
+  const { token } = await call("POST", `/operator/v1/users/${user.id}/tokens`, OPERATOR, {
+    kind: "personal_access_token",
+    scopes: ["meetings:read", "meetings:write", "workspace:read", "workspace:write"],
+    expiry_days: 30
+  })
+  const createEndpoint = async (path) => {
+    const created = await call("POST", "/v1/workspace/webhooks", token, {
+      url: `${receiverUrl}${path}`,
+      subscribed_events: ["meeting.created"]
+    })
+    for (;;) {
+      const list = await call("GET", "/v1/workspace/webhooks?limit=100", token)
+      if (list.items.find((endpoint) => endpoint.id === created.webhook.id)?.verification_state === "verified") return
+      await sleep(50)
+    }
+  }
+  const createMeeting = (title) => call("POST", "/v1/meetings", token, { title, start_time: "2026-12-01T09:00:00Z" })
+  const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+
+  // Latency: one endpoint, 200 creates at 20 a second.
+  await createEndpoint("/latency")
+  const committed = new Map()
+  for (let i = 0; i < 200; i++) {
+    const meeting = await createMeeting(`latency ${i}`)
+    committed.set(meeting.id, performance.now())
+    await sleep(50)
+  }
+  const deadline = Date.now() + 30_000
+  while ([...committed.keys()].some((id) => !arrivals.has(`/latency ${id}`)) && Date.now() < deadline) await sleep(50)
+  const latencies = [...committed].map(([id, at]) => (arrivals.get(`/latency ${id}`) ?? Infinity) - at).sort((a, b) => a - b)
+  console.log(JSON.stringify({
+    measure: "commit-to-receiver latency (ms), first attempt",
+    deliveries: latencies.length,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    max: Math.round(latencies[latencies.length - 1])
+  }))
+
+  // Throughput: 10 more endpoints; the latency endpoint gets its share too (11 deliveries per create).
+  for (let e = 0; e < 10; e++) await createEndpoint(`/throughput-${e}`)
+  const before = received
+  let creates = 0
+  const started = performance.now()
+  const stopAt = Date.now() + seconds * 1000
+  await Promise.all(Array.from({ length: 16 }, async (_, w) => {
+    for (let i = 0; Date.now() < stopAt; i++) {
+      await createMeeting(`throughput ${w}-${i}`)
+      creates++
+    }
+  }))
+  const loadEnded = performance.now()
+  const owed = creates * 11
+  const receivedDuringLoad = received - before
+  const drainDeadline = Date.now() + 120_000
+  while (received - before < owed && Date.now() < drainDeadline) await sleep(20)
+  const drained = performance.now()
+  console.log(JSON.stringify({
+    measure: "delivery throughput (one process, 11 endpoints)",
+    seconds,
+    creates_per_second: Math.round(creates / ((loadEnded - started) / 1000)),
+    deliveries_owed: owed,
+    deliveries_per_second_during_load: Math.round(receivedDuringLoad / ((loadEnded - started) / 1000)),
+    deliveries_per_second_overall: Math.round((received - before) / ((drained - started) / 1000)),
+    seconds_to_deliver_all: Number(((drained - started) / 1000).toFixed(1)),
+    delivered: received - before
+  }))
+
+  // Idle event streams: resident memory of the server process.
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024
+  await sleep(1_000)
+  const rssBefore = rss()
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+  const streams = []
+  let opened = 0
+  const open = () =>
+    new Promise((resolve, reject) => {
+      const request = httpRequest(`${url}/v1/user/events`, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+        if (response.statusCode !== 200) reject(new Error(`stream ${response.statusCode}`))
+        response.once("data", () => {
+          opened++
+          resolve()
+        })
+        response.on("data", () => {})
+      })
+      request.on("error", reject)
+      streams.push(request)
+      request.end()
+    })
+  const openStarted = performance.now()
+  for (let i = 0; i < streamCount; i += 200) {
+    await Promise.all(Array.from({ length: Math.min(200, streamCount - i) }, open))
+  }
+  const openSeconds = (performance.now() - openStarted) / 1000
+  await sleep(3_000)
+  const rssAfter = rss()
+  console.log(JSON.stringify({
+    measure: "idle event streams (one process)",
+    streams: opened,
+    seconds_to_open: Number(openSeconds.toFixed(1)),
+    rss_before_mb: Math.round(rssBefore),
+    rss_after_mb: Math.round(rssAfter),
+    rss_per_stream_kb: Number((((rssAfter - rssBefore) * 1024) / opened).toFixed(1))
+  }))
+  for (const request of streams) request.destroy()
+  agent.destroy()
+} finally {
+  await finish()
+}
