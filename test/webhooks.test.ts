@@ -29,8 +29,6 @@ let tls: TestTls
 let receiver: Server
 let receiverUrl: string
 const received: Array<Received> = []
-/** What each path answers besides echoing challenges (`/ok` 200, `/fail` 500, `/redirect` 302 to /ok). */
-const hold = new Set<string>()
 
 let databaseUrl: string
 let server: ServerProcess
@@ -49,6 +47,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString("utf8")
       const path = request.url ?? ""
       received.push({ path, headers: request.headers, body, at: Date.now() })
+      // Challenges are echoed; besides, `/ok` answers 200, `/fail` 500, `/redirect` 302 to /ok.
       const envelope = JSON.parse(body) as { event_type: string; data: { verification_token?: string } }
       if (path === "/redirect") {
         response.writeHead(302, { location: `${receiverUrl}/ok` }).end()
