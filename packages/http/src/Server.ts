@@ -14,6 +14,7 @@ import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
 import * as BrowserRoutes from "./http/BrowserRoutes.js"
 import * as Documents from "./http/Documents.js"
+import * as EventStreams from "./http/EventStreams.js"
 import { HealthLive } from "./http/Health.js"
 import { ApiMiddlewareLive, hostMiddleware } from "./http/Host.js"
 import { IdentityLive } from "./http/Identity.js"
@@ -104,12 +105,13 @@ export const ApiLive = (config: HostConfig) =>
       MeetingsLive,
       AgendaItemsLive,
       ActionItemsLive,
-      IdentityLive(config),
+      IdentityLive,
       WebhooksLive,
       OperatorLive,
       HealthLive
     ]),
-    Layer.provide([AuthenticateLive, OperatorAuthLive(config)])
+    Layer.provide([AuthenticateLive, OperatorAuthLive(config)]),
+    Layer.provide(EventStreams.layer({ keepAlive: Duration.millis(config.limits.streamKeepAliveMs) }))
   )
 
 /**

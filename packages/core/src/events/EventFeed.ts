@@ -3,7 +3,7 @@
  * to every stream open on it, resumable from an event id.
  *
  * - One poller per workspace with open streams reads the log every `pollInterval` (1 s) from where it left off
- *   and publishes what it finds to the workspace's streams. The log is the store's, so a change made through
+ *   and hands what it finds to the workspace's streams (a callback each: a stream has no fiber of its own). The log is the store's, so a change made through
  *   any server process sharing the store reaches every stream of every process; a workspace whose streams all
  *   closed stops being polled. Ten thousand idle streams on one workspace cost one query a second.
  * - A stream that resumes (`Last-Event-ID`) first replays the log after that event, then follows the poller;
@@ -16,21 +16,7 @@
  * - A credential holds at most `streamsPerCredential` open streams in one process; one more is refused
  *   (TooManyStreams, 429) until one closes.
  */
-import {
-  Chunk,
-  Context,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  Layer,
-  Option,
-  PubSub,
-  Schema,
-  Scope,
-  Stream,
-  SynchronizedRef
-} from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option, Queue, Schema, Stream, SynchronizedRef } from "effect"
 import type { Principal, Scope as GrantedScope } from "../identity/Identity.js"
 import { InsufficientScope, TooManyStreams } from "../shared/Errors.js"
 import type { WorkspaceId } from "../shared/Ids.js"
@@ -64,13 +50,39 @@ export const canSee = (principal: Principal) => {
 /** Events read from the log at once. */
 const batch = 500
 
+/** A stream attached to a workspace's hub: where its events go, and how far it has seen. */
+interface Subscriber {
+  readonly push: (events: ReadonlyArray<DomainEvent>) => void
+  readonly visible: (event: DomainEvent) => boolean
+  /** The position of the last event handed to it (or skipped as not visible). */
+  seen: number
+  /** While its replay reads the log: what the poller found meanwhile, handed over once the replay is done. */
+  queued: Array<LoggedEvent> | null
+}
+
 interface Hub {
-  readonly pubsub: PubSub.PubSub<LoggedEvent>
-  readonly poller: Fiber.RuntimeFiber<never>
-  streams: number
+  readonly subscribers: Set<Subscriber>
+  poller: Fiber.RuntimeFiber<never> | undefined
 }
 
 const isEventId = Schema.is(EventId)
+
+/** Gives `events` (in position order) to the subscriber: those after what it has seen, that it may see. */
+const deliver = (subscriber: Subscriber, events: ReadonlyArray<LoggedEvent>) => {
+  const fresh: Array<DomainEvent> = []
+  for (const logged of events) {
+    if (logged.position <= subscriber.seen) continue
+    subscriber.seen = logged.position
+    if (subscriber.visible(logged.event)) fresh.push(logged.event)
+  }
+  if (fresh.length > 0) subscriber.push(fresh)
+}
+
+/** What the poller found, for one subscriber: queued while its replay runs, else given at once. */
+const handOver = (subscriber: Subscriber, events: ReadonlyArray<LoggedEvent>) => {
+  if (subscriber.queued === null) deliver(subscriber, events)
+  else subscriber.queued.push(...events)
+}
 
 const make = (settings: FeedSettings) =>
   Effect.gen(function*() {
@@ -80,74 +92,74 @@ const make = (settings: FeedSettings) =>
     const open = new Map<string, number>()
 
     /** The events after `position`, all of them, in batches; the last position read. */
-    const readFrom = (workspaceId: WorkspaceId, position: number, publish: (events: ReadonlyArray<LoggedEvent>) => Effect.Effect<unknown>): Effect.Effect<number> =>
+    const readFrom = (
+      workspaceId: WorkspaceId,
+      position: number,
+      publish: (events: ReadonlyArray<LoggedEvent>) => void
+    ): Effect.Effect<number> =>
       Effect.flatMap(log.after(workspaceId, position, batch), (events) => {
         if (events.length === 0) return Effect.succeed(position)
+        publish(events)
         const last = events[events.length - 1]!.position
-        return Effect.zipRight(publish(events), events.length === batch ? readFrom(workspaceId, last, publish) : Effect.succeed(last))
+        return events.length === batch ? readFrom(workspaceId, last, publish) : Effect.succeed(last)
       })
 
-    /** Reads the workspace's log forever, publishing what is new; a failed read is logged and tried again. */
-    const poll = (workspaceId: WorkspaceId, pubsub: PubSub.PubSub<LoggedEvent>, from: number): Effect.Effect<never> =>
+    /** Reads the workspace's log forever, handing what is new to its subscribers; a failed read is logged and tried again. */
+    const poll = (workspaceId: WorkspaceId, hub: Hub, from: number): Effect.Effect<never> =>
       Effect.sleep(settings.pollInterval).pipe(
-        Effect.zipRight(readFrom(workspaceId, from, (events) => PubSub.publishAll(pubsub, events))),
+        Effect.zipRight(readFrom(workspaceId, from, (events) => {
+          for (const subscriber of hub.subscribers) handOver(subscriber, events)
+        })),
         Effect.catchAllCause((cause) =>
           Effect.as(Effect.logWarning("reading the event log for the event stream failed; trying again", cause), from)
         ),
-        Effect.flatMap((next) => poll(workspaceId, pubsub, next))
+        Effect.flatMap((next) => poll(workspaceId, hub, next))
       )
 
-    const join = (workspaceId: WorkspaceId) =>
-      SynchronizedRef.modifyEffect(hubs, (map) => {
+    const join = (workspaceId: WorkspaceId, subscriber: Subscriber) =>
+      SynchronizedRef.updateEffect(hubs, (map) => {
         const known = map.get(workspaceId)
         if (known !== undefined) {
-          known.streams += 1
-          return Effect.succeed([known, map] as const)
+          known.subscribers.add(subscriber)
+          return Effect.succeed(map)
         }
         return Effect.gen(function*() {
-          const pubsub = yield* PubSub.unbounded<LoggedEvent>()
+          const hub: Hub = { subscribers: new Set([subscriber]), poller: undefined }
           const head = yield* log.head(workspaceId)
-          // Joined from an acquire (uninterruptible): the poller must be made interruptible, or nothing stops it.
-          const poller = yield* Effect.forkIn(Effect.interruptible(poll(workspaceId, pubsub, head)), feedScope)
-          const hub: Hub = { pubsub, poller, streams: 1 }
+          // Joined in an uninterruptible region: the poller must be made interruptible, or nothing stops it.
+          hub.poller = yield* Effect.forkIn(Effect.interruptible(poll(workspaceId, hub, head)), feedScope)
           map.set(workspaceId, hub)
-          return [hub, map] as const
+          return map
         })
       })
 
-    const leave = (workspaceId: WorkspaceId) =>
+    const leave = (workspaceId: WorkspaceId, subscriber: Subscriber) =>
       SynchronizedRef.updateEffect(hubs, (map) => {
         const hub = map.get(workspaceId)
-        if (hub === undefined) return Effect.succeed(map)
-        hub.streams -= 1
-        if (hub.streams > 0) return Effect.succeed(map)
+        if (hub === undefined || !hub.subscribers.delete(subscriber) || hub.subscribers.size > 0) return Effect.succeed(map)
         map.delete(workspaceId)
-        return Effect.as(Effect.zipRight(Fiber.interrupt(hub.poller), PubSub.shutdown(hub.pubsub)), map)
+        return Effect.as(hub.poller === undefined ? Effect.void : Fiber.interrupt(hub.poller), map)
       })
 
-    /** One of the credential's stream slots, given back when the scope closes. */
-    const slot = (principal: Principal) =>
-      Effect.acquireRelease(
-        Effect.suspend(() => {
-          const held = open.get(principal.credential_id) ?? 0
-          if (held >= settings.streamsPerCredential) {
-            return Effect.fail(
-              new TooManyStreams({
-                limit: settings.streamsPerCredential,
-                message: `this credential already has ${held} open event streams, the most allowed; close one first`
-              })
-            )
-          }
-          open.set(principal.credential_id, held + 1)
-          return Effect.void
-        }),
-        () =>
-          Effect.sync(() => {
-            const held = (open.get(principal.credential_id) ?? 1) - 1
-            if (held === 0) open.delete(principal.credential_id)
-            else open.set(principal.credential_id, held)
-          })
-      )
+    /** One of the credential's stream slots; the effect gives it back. */
+    const takeSlot = (principal: Principal) =>
+      Effect.suspend(() => {
+        const held = open.get(principal.credential_id) ?? 0
+        if (held >= settings.streamsPerCredential) {
+          return Effect.fail(
+            new TooManyStreams({
+              limit: settings.streamsPerCredential,
+              message: `this credential already has ${held} open event streams, the most allowed; close one first`
+            })
+          )
+        }
+        open.set(principal.credential_id, held + 1)
+        return Effect.succeed(Effect.sync(() => {
+          const left = (open.get(principal.credential_id) ?? 1) - 1
+          if (left === 0) open.delete(principal.credential_id)
+          else open.set(principal.credential_id, left)
+        }))
+      })
 
     /** Where a stream starts: after the event it last saw, when the log still holds it; else after the newest. */
     const startOf = (workspaceId: WorkspaceId, lastEventId: Option.Option<string>) =>
@@ -157,60 +169,69 @@ const make = (settings: FeedSettings) =>
           Effect.flatMap(log.positionOf(workspaceId, id), Option.match({ onNone: () => log.head(workspaceId), onSome: Effect.succeed }))
       })
 
-    const subscribe = (principal: Principal, lastEventId: Option.Option<string>) =>
-      Effect.gen(function*() {
-        if (!streamScopes.some((scope) => principal.scopes.includes(scope))) {
-          return yield* Effect.fail(
-            new InsufficientScope({
-              required: streamScopes.join(" "),
-              message: `the event stream needs one of the scopes ${streamScopes.join(", ")}`
-            })
-          )
-        }
-        yield* slot(principal)
-        const workspaceId = principal.workspace_id
-        const hub = yield* Effect.acquireRelease(join(workspaceId), () => leave(workspaceId))
-        // Subscribed before the replay reads the log: what the poller publishes meanwhile is queued, not missed.
-        const live = yield* PubSub.subscribe(hub.pubsub)
-        const start = yield* startOf(workspaceId, lastEventId)
-        const replay = Stream.paginateChunkEffect(start, (position) =>
-          Effect.map(log.after(workspaceId, position, batch), (events) =>
-            [
-              Chunk.unsafeFromArray(events),
-              events.length === batch ? Option.some(events[events.length - 1]!.position) : Option.none<number>()
-            ] as const))
-        let seen = start
-        const visible = canSee(principal)
-        return Stream.concat(replay, Stream.fromQueue(live)).pipe(
-          Stream.filter((logged) => {
-            if (logged.position <= seen) return false
-            seen = logged.position
-            return true
-          }),
-          Stream.map((logged) => logged.event),
-          Stream.filter(visible)
-        )
-      })
-
     /**
-     * Opens a stream for `principal`, resuming after `lastEventId` when given: fails at once when the credential
-     * may not (InsufficientScope, TooManyStreams); else the events, without end, until the stream is dropped.
+     * Attaches a stream for `principal`, resuming after `lastEventId` when given: fails at once when the credential
+     * may not (InsufficientScope, TooManyStreams); else `push` receives the events, in order, from the poller's
+     * fiber (it must not block), until the returned effect detaches it. No fiber of its own: ten thousand idle
+     * streams cost their subscribers' records.
      */
-    const openStream = (principal: Principal, lastEventId: Option.Option<string>) =>
+    const attach = (
+      principal: Principal,
+      lastEventId: Option.Option<string>,
+      push: (events: ReadonlyArray<DomainEvent>) => void
+    ): Effect.Effect<Effect.Effect<void>, InsufficientScope | TooManyStreams> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const scope = yield* Scope.make()
-          const stream = yield* restore(Scope.extend(subscribe(principal, lastEventId), scope)).pipe(
-            Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void)
-          )
-          return stream.pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
+          if (!streamScopes.some((scope) => principal.scopes.includes(scope))) {
+            return yield* Effect.fail(
+              new InsufficientScope({
+                required: streamScopes.join(" "),
+                message: `the event stream needs one of the scopes ${streamScopes.join(", ")}`
+              })
+            )
+          }
+          const giveBack = yield* takeSlot(principal)
+          const workspaceId = principal.workspace_id
+          const subscriber: Subscriber = { push, visible: canSee(principal), seen: 0, queued: [] }
+          // Joined before the replay reads the log: what the poller finds meanwhile is queued, not missed.
+          yield* join(workspaceId, subscriber)
+          let attached = true
+          const detach = Effect.suspend(() => {
+            if (!attached) return Effect.void
+            attached = false
+            return Effect.zipRight(giveBack, leave(workspaceId, subscriber))
+          })
+          const replay = Effect.gen(function*() {
+            const start = yield* startOf(workspaceId, lastEventId)
+            subscriber.seen = start
+            yield* readFrom(workspaceId, start, (events) => deliver(subscriber, events))
+            // Then what the poller found meanwhile (what the replay already gave is skipped by position).
+            const queued = subscriber.queued ?? []
+            subscriber.queued = null
+            deliver(subscriber, queued)
+          })
+          yield* restore(replay).pipe(Effect.onError(() => detach))
+          return detach
         })
       )
+
+    /**
+     * The same as an Effect stream: the events, without end, until the stream is dropped (which detaches it).
+     * Fails at once when the credential may not (InsufficientScope, TooManyStreams).
+     */
+    const openStream = (principal: Principal, lastEventId: Option.Option<string>) =>
+      Effect.gen(function*() {
+        const queue = yield* Queue.unbounded<DomainEvent>()
+        const detach = yield* attach(principal, lastEventId, (events) => {
+          for (const event of events) Queue.unsafeOffer(queue, event)
+        })
+        return Stream.fromQueue(queue).pipe(Stream.ensuring(Effect.zipRight(detach, Queue.shutdown(queue))))
+      })
 
     /** Open streams in this process. */
     const openStreams = Effect.sync(() => [...open.values()].reduce((sum, count) => sum + count, 0))
 
-    return { open: openStream, openStreams } as const
+    return { attach, open: openStream, openStreams } as const
   })
 
 export class EventFeed extends Context.Tag("@convene/core/EventFeed")<
