@@ -216,16 +216,20 @@ const make = (settings: FeedSettings) =>
       )
 
     /**
-     * The same as an Effect stream: the events, without end, until the stream is dropped (which detaches it).
-     * Fails at once when the credential may not (InsufficientScope, TooManyStreams).
+     * The same as an Effect stream, attached for the life of the scope (closing it detaches the stream, whether
+     * or not it was ever run): the events, without end. Fails at once when the credential may not
+     * (InsufficientScope, TooManyStreams).
      */
     const openStream = (principal: Principal, lastEventId: Option.Option<string>) =>
       Effect.gen(function*() {
         const queue = yield* Queue.unbounded<DomainEvent>()
-        const detach = yield* attach(principal, lastEventId, (events) => {
-          for (const event of events) Queue.unsafeOffer(queue, event)
-        })
-        return Stream.fromQueue(queue).pipe(Stream.ensuring(Effect.zipRight(detach, Queue.shutdown(queue))))
+        yield* Effect.acquireRelease(
+          attach(principal, lastEventId, (events) => {
+            for (const event of events) Queue.unsafeOffer(queue, event)
+          }),
+          (detach) => Effect.zipRight(detach, Queue.shutdown(queue))
+        )
+        return Stream.fromQueue(queue)
       })
 
     /** Open streams in this process. */
