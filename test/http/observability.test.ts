@@ -186,10 +186,10 @@ describe("metrics", () => {
       const inUse = sample(text, "convene_store_pool_connections", { state: "in_use" })
       const idle = sample(text, "convene_store_pool_connections", { state: "idle" })
       // Twenty concurrent requests opened more than one connection, and never more than the pool's size; between
-      // requests they are back in the pool.
+      // requests they are back in the pool (but for the one the webhook worker may be using for its claim).
       expect(inUse + idle).toBeGreaterThan(1)
       expect(inUse + idle).toBeLessThanOrEqual(7)
-      expect(inUse).toBe(0)
+      expect(inUse).toBeLessThanOrEqual(1)
       expect(sample(text, "convene_store_pool_waiting", {})).toBe(0)
     } finally {
       await server.stop()

@@ -298,6 +298,8 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.users
     case "participants":
       return world.ids.participants[params.id ?? ""] ?? world.ids.users
+    case "webhooks":
+      return world.ids.webhooks
     default:
       return []
   }

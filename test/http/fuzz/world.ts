@@ -35,6 +35,8 @@ export interface World {
     readonly tokens: ReadonlyArray<string>
     readonly workspaces: ReadonlyArray<string>
     readonly templates: ReadonlyArray<string>
+    /** The workspace's webhook endpoint (to a public address this machine cannot reach: it stays verifying). */
+    readonly webhooks: ReadonlyArray<string>
     /**
      * What the operator's DELETEs aim at: a workspace of their own with a user, a token and an API key, so that
      * deleting or revoking them leaves the world above intact for the requests after.
@@ -115,6 +117,11 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
   await createMeeting(stranger.api, { title: `${label} elsewhere` })
 
   const templates = await expectStatus(api.get("/v1/meeting-templates?limit=100"), 200, "list templates")
+  const webhook = await expectStatus(
+    api.post("/v1/workspace/webhooks", { url: "https://93.184.216.34/convene-fuzz", subscribed_events: ["meeting.created"] }),
+    201,
+    "create a webhook endpoint"
+  )
 
   const throwaway = await workspace(url, "PRO")
   const doomed = await throwaway.addUser({ role: "OWNER", name: `${label} Doomed` })
@@ -138,6 +145,7 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       tokens: [owner.tokenId, cli.id as string, reader.tokenId],
       workspaces: [ws.workspaceId],
       templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
+      webhooks: [webhook.webhook.id as string],
       disposable: {
         workspaces: [throwaway.workspaceId],
         users: [doomed.userId],
@@ -161,6 +169,18 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
     return response
   }
   const meetings = await read("owner", "/v1/meetings?limit=100")
+  // The endpoints without what the challenge worker changes as it tries the unreachable receiver.
+  const webhooks = await client(world.url, world.credentials.owner).get("/v1/workspace/webhooks?limit=100")
+  out["owner GET /v1/workspace/webhooks?limit=100"] = {
+    status: webhooks.status,
+    body: ((webhooks.body?.items ?? []) as ReadonlyArray<Record<string, unknown>>).map((endpoint) => ({
+      id: endpoint.id,
+      url: endpoint.url,
+      subscribed_events: endpoint.subscribed_events,
+      status: endpoint.status,
+      consecutive_failure_count: endpoint.consecutive_failure_count
+    }))
+  }
   const meetingIds = new Set<string>([...world.ids.meetings, ...((meetings.body?.items ?? []) as ReadonlyArray<{ id: string }>).map((m) => m.id)])
   await Promise.all([
     read("owner", "/v1/agenda-items?limit=100"),
