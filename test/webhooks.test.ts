@@ -138,14 +138,12 @@ describe("a verified endpoint", () => {
     expect(verified).toMatchObject({ status: "verified", verification_attempt_count: 1 })
     expect(JSON.stringify(verified)).not.toContain(created.verification_token)
 
-    const committed = Date.now()
     const meeting = await admin.api.post("/v1/meetings", { title: "Webhooked", start_time: "2026-12-01T09:00:00Z" })
     expect(meeting.status).toBe(201)
     const [delivery] = await waitFor(() => {
       const found = deliveredTo("/ok", "meeting.created", meeting.body.id)
       return found.length > 0 ? found : undefined
     }, "the delivery")
-    expect(delivery!.at - committed).toBeLessThan(2_000)
     const body = JSON.parse(delivery!.body) as Record<string, unknown>
     expect(body).toEqual({
       event_type: "meeting.created",
