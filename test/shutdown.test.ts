@@ -80,7 +80,8 @@ describe("SIGTERM", () => {
       await server.kill()
       Fs.rmSync(dataDir, { recursive: true, force: true })
     }
-  })
+    // The start creates an embedded database (up to 120 s on a busy machine): the test's own limit covers it.
+  }, 150_000)
 
   it("exits at once on a second signal, without leaving the data directory locked", async () => {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-second-signal-"))
@@ -109,7 +110,8 @@ describe("SIGTERM", () => {
       await server.kill()
       Fs.rmSync(dataDir, { recursive: true, force: true })
     }
-  })
+    // As above: the start creates an embedded database.
+  }, 150_000)
 })
 
 describe("starting", () => {

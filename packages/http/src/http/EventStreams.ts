@@ -45,7 +45,7 @@ export const layer = (settings: { readonly keepAlive: Duration.Duration }) =>
         for (const stream of streams) stream.end()
       })
       yield* Effect.sync(() => {
-        for (const stream of streams) stream.write(keepAlive)
+        for (const stream of streams) if (!stream.destroyed) stream.write(keepAlive)
       }).pipe(Effect.repeat(Schedule.spaced(settings.keepAlive)), Effect.forkScoped)
       const lifecycle = yield* Effect.serviceOption(Lifecycle)
       if (Option.isSome(lifecycle)) yield* Effect.forkScoped(Effect.zipRight(lifecycle.value.draining, endAll))
@@ -55,7 +55,9 @@ export const layer = (settings: { readonly keepAlive: Duration.Duration }) =>
         open: (principal, lastEventId) =>
           Effect.gen(function*() {
             const body = new PassThrough()
+            // A stream cut off is out of `streams` only once its close event has run: until then, writes are dropped.
             const write = (text: string) => {
+              if (body.destroyed) return
               if (body.writableLength > maxWaiting) body.destroy()
               else body.write(text)
             }
