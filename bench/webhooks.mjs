@@ -6,7 +6,7 @@
 // - throughput: 10 endpoints subscribed to meeting.created, so each create makes 10 deliveries; 16 clients create
 //   meetings for BENCH_SECONDS; deliveries received per second over the run, and those still owed at its end.
 // - streams: resident memory of the server process before and after opening BENCH_STREAMS idle event streams.
-// Options (env): BENCH_SECONDS=10 BENCH_STREAMS=10000 DATABASE_URL (server; default the local one).
+// Options (env): BENCH_SECONDS=10 BENCH_STREAMS=10000 DATABASE_URL (server; default the local one), BENCH_SERVER_ARGS.
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
@@ -93,7 +93,9 @@ const databaseUrl = new URL(serverUrl)
 databaseUrl.pathname = `/${database}`
 
 const port = await freePort()
-const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
+// BENCH_SERVER_ARGS: node flags for the server process (say `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+const serverArgs = (process.env.BENCH_SERVER_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+const child = spawn(process.execPath, [...serverArgs, join(root, "packages/http/dist/main.js")], {
   cwd: root,
   env: {
     ...process.env,

@@ -11,7 +11,9 @@ import { request as httpRequest } from "node:http"
 import { connect, createServer, type Socket } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { Effect, Exit, Redacted, Scope } from "effect"
 import { describe, expect, it } from "vitest"
+import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
 import { provision } from "./support/server.js"
 
@@ -31,10 +33,13 @@ const spawnServer = (env: Record<string, string>) => {
   return { child, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
-const waitFor = async (condition: () => Promise<boolean> | boolean, what: string, ms = 30_000) => {
+/** Polls `condition` until it holds; a timeout names what was awaited and, given `output`, what the server said. */
+const waitFor = async (condition: () => Promise<boolean> | boolean, what: string, ms = 30_000, output?: () => string) => {
   const deadline = Date.now() + ms
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${output === undefined ? "" : `; the server printed:\n${output()}`}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -58,7 +63,9 @@ const post = (url: string, path: string, token: string, body: string) =>
 
 describe("SIGTERM", () => {
   it("answers every request in flight under load and exits 0 within the drain time", async () => {
-    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-shutdown-"))
+    // A copy of the PGlite template cluster: creating one takes seconds, and is shown in "starting" below.
+    const scope = Effect.runSync(Scope.make())
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
     const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "5000" })
     try {
       const { token } = await provision(server.url)
@@ -78,13 +85,13 @@ describe("SIGTERM", () => {
       expect(Fs.existsSync(Path.join(dataDir, "convene.lock"))).toBe(false)
     } finally {
       await server.kill()
-      Fs.rmSync(dataDir, { recursive: true, force: true })
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-    // The start creates an embedded database (up to 120 s on a busy machine): the test's own limit covers it.
-  }, 150_000)
+  }, 60_000)
 
   it("exits at once on a second signal, without leaving the data directory locked", async () => {
-    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-second-signal-"))
+    const scope = Effect.runSync(Scope.make())
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
     const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "60000" })
     let socket: Socket | undefined
     try {
@@ -108,10 +115,9 @@ describe("SIGTERM", () => {
     } finally {
       socket?.destroy()
       await server.kill()
-      Fs.rmSync(dataDir, { recursive: true, force: true })
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-    // As above: the start creates an embedded database.
-  }, 150_000)
+  }, 60_000)
 })
 
 describe("starting", () => {
@@ -147,41 +153,47 @@ describe("starting", () => {
   }, 150_000)
 
   it("waits for a PostgreSQL server that is not up yet: live at once, ready once it is reachable", async () => {
+    // A database of its own: the server migrates it and runs its workers there, whatever other runs left behind.
+    const scope = Effect.runSync(Scope.make())
+    const database = new URL(Redacted.value(await Effect.runPromise(Scope.extend(serverDatabase, scope))))
     // A TCP relay on a free port that starts forwarding to the real server only when the test says so.
     const relayPort = await freePort()
-    const target = new URL(pgUrl)
     const relay = createServer((client) => {
-      const upstream = connect(Number(target.port || 5432), target.hostname)
+      const upstream = connect(Number(database.port || 5432), database.hostname)
       client.pipe(upstream).pipe(client)
       client.on("error", () => upstream.destroy())
       upstream.on("error", () => client.destroy())
     })
-    const url = new URL(pgUrl)
+    const url = new URL(database)
     url.port = String(relayPort)
     url.password = "hunter2-secret"
     const port = await freePort()
     const run = spawnServer({ PORT: String(port), DATABASE_URL: url.toString() })
+    const said = () => run.stdout() + run.stderr()
     try {
-      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false), "liveness")
+      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false), "liveness", 30_000, said)
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503)
-      await waitFor(() => run.stdout().includes("not reachable yet"), "a retry line")
+      await waitFor(() => run.stdout().includes("not reachable yet"), "a retry line", 30_000, said)
       relay.listen(relayPort, "127.0.0.1")
+      // The next attempt comes within the backoff step reached so far (0.5 s doubling, up to 30 s, jittered).
       await waitFor(
         () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false),
         "readiness",
-        40_000
+        60_000,
+        said
       )
       const retry = run.stdout().split("\n").find((line) => line.includes("not reachable yet"))!
       expect(JSON.parse(retry)).toMatchObject({ level: "warn", attempt: 1 })
       expect(retry).toContain(`127.0.0.1:${relayPort}/`)
-      expect(run.stdout() + run.stderr()).not.toContain("hunter2-secret")
+      expect(said()).not.toContain("hunter2-secret")
     } finally {
       run.child.kill("SIGTERM")
       await run.exited
       relay.close()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-    // Its waits add up to 100 s (start, a retry line, a backoff step of up to 30 s): the test's own limit covers them.
-  }, 120_000)
+    // Its waits add up to two minutes at most (start, a retry line, readiness): the test's own limit covers them.
+  }, 150_000)
 
   it("stops with one plain line naming DATABASE_URL when the database does not exist, without the password", async () => {
     const url = new URL(pgUrl)

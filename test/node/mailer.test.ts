@@ -9,56 +9,33 @@ import { LogMailer, SmtpMailer } from "@convene/node"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, Exit, HashMap, Layer, Logger, Redacted } from "effect"
 import { simpleParser } from "mailparser"
-import type { AddressInfo } from "node:net"
-import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll } from "vitest"
 import { freePort } from "../support/process.js"
+import { type ReceivedMail, startSmtp, type TestSmtp } from "../support/smtp.js"
 
 const USER = "convene"
 /** With characters that must be escaped in a URL, so that every spelling of it can be looked for. */
 const PASSWORD = "s3cr3t p@ss/wörd"
 const smtpUrl = (port: number, password = PASSWORD) => `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`
 
-interface Received {
-  readonly envelopeFrom: string
-  readonly envelopeTo: ReadonlyArray<string>
-  readonly raw: Buffer
-}
-
-const received: Array<Received> = []
-let server: SMTPServer
+let smtp: TestSmtp
 let port: number
+let received: Array<ReceivedMail>
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    disabledCommands: ["STARTTLS"],
-    allowInsecureAuth: true,
-    authMethods: ["PLAIN", "LOGIN"],
-    logger: false,
+  smtp = await startSmtp({
     onAuth: (auth, _session, callback) =>
       auth.username === USER && auth.password === PASSWORD
         ? callback(null, { user: auth.username })
         // Echoes what it was given, as a careless server might: the adapter must still keep it out of the message.
-        : callback(new Error(`Invalid username or password (${auth.username}:${auth.password})`)),
-    onData: (stream, session, callback) => {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-      stream.on("end", () => {
-        received.push({
-          envelopeFrom: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-          envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks)
-        })
-        callback()
-      })
-    }
+        : callback(new Error(`Invalid username or password (${auth.username}:${auth.password})`))
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  port = (server.server.address() as AddressInfo).port
+  port = smtp.port
+  received = smtp.mails
 })
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()))
+  await smtp?.close()
 })
 
 const mail = {

@@ -31,6 +31,10 @@ export const DeliveryAttemptRecord = rowOf(DeliveryAttempt, {})
 
 const Count = Schema.Struct({ count: Schema.Int })
 
+/** Whether PostgreSQL refused a statement for a reference to a row that is not there (SQLSTATE 23503). */
+const isForeignKeyViolation = (error: SqlError.SqlError): boolean =>
+  typeof error.cause === "object" && error.cause !== null && "code" in error.cause && error.cause.code === "23503"
+
 /** The advisory lock space of endpoint inserts (the second key is the workspace's hash). */
 const lockSpace = 0x636e7768 // "cnwh"
 
@@ -162,13 +166,21 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WebhookStore>, never
         decodeDeliveries
       )),
 
+    // One statement (the worker's most frequent write): the attempt goes in and the delivery changes together. A
+    // delivery deleted meanwhile (its workspace was) refuses the attempt's reference to it, and nothing is written.
     recordAttempt: (delivery, attempt) =>
-      orDie(sql.withTransaction(Effect.gen(function*() {
+      orDie(Effect.gen(function*() {
         const row = yield* encodeDelivery(delivery)
-        const updated = yield* sql`UPDATE deliveries SET ${sql.update(row, ["id"])} WHERE id = ${row.id} RETURNING id`
-        if (updated.length === 0 || Option.isNone(attempt)) return
-        yield* sql`INSERT INTO delivery_attempts ${sql.insert(yield* encodeAttempt(attempt.value))}`
-      }))),
+        if (Option.isNone(attempt)) {
+          yield* sql`UPDATE deliveries SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`
+          return
+        }
+        yield* sql`
+          WITH attempt AS (INSERT INTO delivery_attempts ${sql.insert(yield* encodeAttempt(attempt.value))})
+          UPDATE deliveries SET ${sql.update(row, ["id"])} WHERE id = ${row.id}`.pipe(
+          Effect.catchIf(isForeignKeyViolation, () => Effect.void)
+        )
+      })),
 
     getDelivery: (workspaceId, id) =>
       orDie(Effect.gen(function*() {

@@ -9,6 +9,13 @@
  * workspace endpoint, a delivery resets its failure count, and the third exhausted delivery in a row disables it
  * and e-mails its creator (a mail that cannot be sent is logged, never fails the run).
  *
+ * Writes per round, kept few because they are what limits deliveries per second: each addressee is read once (where
+ * to send, the secret that signs); a success is one write (the delivery with its attempt), and each addressee's
+ * latest success (`last_success_at`) one write at the round's end. A success that must reset a count of failures,
+ * and every exhausted delivery, is written with its addressee's change in one unit of work. So a process that dies
+ * within a round loses at most a `last_success_at` that was only about to move; and of two outcomes in one round,
+ * a success and an exhausted delivery of the same endpoint, the later one decides whether the count starts again.
+ *
  * Decisions where the documents are silent: a delivery whose endpoint was deleted or is no longer verified
  * (disabled) when its turn comes is not sent: it is `failed` with one attempt that names why and carries no status;
  * it does not count as a failure of the endpoint. A redirect (3xx) is an answer that is not 2xx: a failure.
@@ -49,23 +56,43 @@ export interface RunOptions {
   readonly concurrency?: number | undefined
 }
 
-/** Where a delivery goes and how it is headed, for one attempt. */
+/** What a round knows of one addressee: where its deliveries go and how they are headed. */
 interface Target {
   readonly url: string
-  readonly headers: (attempt: number) => Effect.Effect<Record<string, string>>
+  readonly headers: (delivery: Delivery, attempt: number) => Effect.Effect<Record<string, string>>
+  /**
+   * Whether a success must be written together with its attempt (it resets a count of failures); when not, the
+   * round writes the addressee's latest success once, at its end.
+   */
+  readonly successResets: boolean
 }
 
 /** What the worker needs to know of each kind of addressee. */
 interface AddresseeRules {
-  /** Where to send the delivery, or why it is no longer sent. */
+  /** Where to send the addressee's deliveries, or why they are no longer sent (read once per round). */
   readonly target: (delivery: Delivery) => Effect.Effect<Either.Either<Target, string>>
   /** The delivery was answered 2xx at `at` (runs in the unit of work that records it). */
   readonly delivered: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<void>
+  /**
+   * At the end of a round: the addressee of `delivery` had successes, the latest at `latest`; `failedSince` when a
+   * delivery to it exhausted its attempts after that.
+   */
+  readonly succeeded: (delivery: Delivery, latest: DateTime.Utc, failedSince: boolean) => Effect.Effect<void>
   /**
    * The delivery failed its last attempt at `at` (runs in the unit of work that records it); answers what to do once
    * that unit committed (a mail to send).
    */
   readonly exhausted: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<Effect.Effect<void>>
+}
+
+/** The addressee of a delivery, as a key. */
+const addresseeKey = (delivery: Delivery) => `${delivery.addressee_kind}:${delivery.addressee_id}`
+
+/** What one round saw of an addressee's outcomes, for the writes it leaves to its end. */
+interface Outcomes {
+  readonly sample: Delivery
+  latestSuccess: DateTime.Utc | null
+  latestExhausted: DateTime.Utc | null
 }
 
 const make = Effect.gen(function*() {
@@ -131,11 +158,12 @@ const make = Effect.gen(function*() {
           if (endpoint.verification_state !== "verified") {
             return Either.left(`not sent: the endpoint is ${endpoint.verification_state}`)
           }
-          // Opened at the moment of sending: a secret rotated since the delivery was enqueued signs it.
+          // Opened when the round starts: a secret rotated since the delivery was enqueued signs it.
           const secret = yield* Effect.provide(openSigningSecret(endpoint), ports)
           return Either.right({
             url: endpoint.url,
-            headers: (attempt: number) =>
+            successResets: endpoint.consecutive_failure_count > 0,
+            headers: (delivery: Delivery, attempt: number) =>
               Effect.provide(
                 workspaceHeaders({
                   secret,
@@ -152,6 +180,9 @@ const make = Effect.gen(function*() {
           })
         }),
       delivered: (delivery, at) => Effect.asVoid(changeEndpointOf(delivery, (endpoint) => States.delivered(endpoint, at))),
+      succeeded: (delivery, latest, failedSince) =>
+        Effect.asVoid(changeEndpointOf(delivery, (endpoint) =>
+          failedSince ? States.succeededEarlier(endpoint, latest) : States.delivered(endpoint, latest))),
       exhausted: (delivery, at) =>
         Effect.map(
           changeEndpointOf(delivery, (endpoint) => States.deliveryExhausted(endpoint, at)),
@@ -163,13 +194,16 @@ const make = Effect.gen(function*() {
     }
   }
 
-  /** One attempt of a claimed delivery (or giving it up when its addressee takes no more), recorded with its outcome. */
-  const attempt = (delivery: Delivery) =>
+  /**
+   * One attempt of a claimed delivery (or giving it up when its addressee takes no more), recorded with its outcome.
+   * A success that changes no more than the addressee's `last_success_at` is recorded on its own (one write), and
+   * noted in `outcomes` for the round's end; every other outcome is recorded together with its addressee's change.
+   */
+  const attempt = (delivery: Delivery, target: Either.Either<Target, string>, outcomes: Outcomes) =>
     Effect.gen(function*() {
       const rules = addressees[delivery.addressee_kind]
       const at = yield* now
       const number = delivery.attempt_count + 1
-      const target = yield* rules.target(delivery)
       if (Either.isLeft(target)) {
         const givenUp = new Delivery({
           ...delivery,
@@ -190,7 +224,7 @@ const make = Effect.gen(function*() {
         yield* store.recordAttempt(givenUp, Option.some(why))
         return
       }
-      const headers = yield* target.right.headers(number)
+      const headers = yield* target.right.headers(delivery, number)
       const started = yield* Clock.currentTimeMillis
       const answer = yield* Effect.either(outbound.post({ url: target.right.url, headers, body: delivery.body }))
       const done = yield* now
@@ -214,11 +248,17 @@ const make = Effect.gen(function*() {
         claimed_until: null,
         updated_at: done
       }, trusted)
+      if (state === "delivered" && !target.right.successResets) {
+        yield* store.recordAttempt(next, Option.some(record))
+        outcomes.latestSuccess = outcomes.latestSuccess === null ? done : DateTime.max(outcomes.latestSuccess, done)
+        return
+      }
       const afterwards = yield* transactor.withTransaction(Effect.gen(function*() {
         yield* store.recordAttempt(next, Option.some(record))
         if (state === "delivered") yield* rules.delivered(delivery, done)
         return state === "failed" ? yield* rules.exhausted(delivery, done) : Effect.void
       }))
+      if (state === "failed") outcomes.latestExhausted = done
       yield* afterwards
     }).pipe(
       // One delivery that breaks (a defect: the store, a secret that does not open) does not stop the others; its
@@ -226,11 +266,55 @@ const make = Effect.gen(function*() {
       Effect.catchAllDefect((defect) => Effect.logError(`webhook delivery ${delivery.id} broke`, defect))
     )
 
-  /** Claims the due deliveries (at most `limit`) and attempts each, `concurrency` at once; answers how many it claimed. */
+  /** Where each addressee of the claimed deliveries is, read once; an addressee that breaks is left out (logged). */
+  const targetsOf = (claimed: ReadonlyArray<Delivery>, concurrency: number) => {
+    const firsts = new Map<string, Delivery>()
+    for (const delivery of claimed) if (!firsts.has(addresseeKey(delivery))) firsts.set(addresseeKey(delivery), delivery)
+    return Effect.map(
+      Effect.forEach(firsts, ([key, delivery]) =>
+        addressees[delivery.addressee_kind].target(delivery).pipe(
+          Effect.map((target) => [[key, target] as const]),
+          Effect.catchAllDefect((defect) =>
+            Effect.as(Effect.logError(`webhook addressee ${key} broke; its deliveries wait for their lease`, defect), []))
+        ), { concurrency }),
+      (pairs) => new Map(pairs.flat())
+    )
+  }
+
+  /** The round's end: each addressee's latest success (left out of the attempts' writes) written once. */
+  const settle = (outcomes: ReadonlyMap<string, Outcomes>) =>
+    Effect.forEach(outcomes.values(), ({ latestExhausted, latestSuccess, sample }) => {
+      if (latestSuccess === null) return Effect.void
+      const failedSince = latestExhausted !== null && DateTime.greaterThan(latestExhausted, latestSuccess)
+      return addressees[sample.addressee_kind].succeeded(sample, latestSuccess, failedSince).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.logError(`the latest success of webhook addressee ${addresseeKey(sample)} could not be written`, defect))
+      )
+    }, { discard: true })
+
+  /**
+   * Claims the due deliveries (at most `limit`) and attempts each, `concurrency` at once; answers how many it claimed.
+   * Each addressee is read once per round, and its latest success written once at the round's end.
+   */
   const runOnce = Effect.fn("DeliveryWorker.runOnce")(function*(options: RunOptions = {}) {
     const at = yield* now
+    const concurrency = options.concurrency ?? 8
     const claimed = yield* store.claimDue({ now: at, leaseUntil: plus(at, deliveryLease), limit: options.limit ?? 50 })
-    yield* Effect.forEach(claimed, attempt, { concurrency: options.concurrency ?? 8, discard: true })
+    if (claimed.length === 0) return 0
+    const targets = yield* targetsOf(claimed, concurrency)
+    const outcomes = new Map<string, Outcomes>()
+    yield* Effect.forEach(claimed, (delivery) => {
+      const key = addresseeKey(delivery)
+      const target = targets.get(key)
+      if (target === undefined) return Effect.void
+      let seen = outcomes.get(key)
+      if (seen === undefined) {
+        seen = { sample: delivery, latestSuccess: null, latestExhausted: null }
+        outcomes.set(key, seen)
+      }
+      return attempt(delivery, target, seen)
+    }, { concurrency, discard: true })
+    yield* settle(outcomes)
     return claimed.length
   })
 

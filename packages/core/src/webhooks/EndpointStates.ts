@@ -129,12 +129,24 @@ export const resendStarted = (
       challenge_claimed_until: leaseUntil
     }))
 
-/** A delivery to the endpoint was answered 2xx at `at`: the failure count starts again from 0. */
+/**
+ * A delivery to the endpoint was answered 2xx at `at`: the failure count starts again from 0. `last_success_at`
+ * never moves back (another worker may have recorded a later success first).
+ */
 export const delivered = (endpoint: WebhookEndpoint, at: DateTime.Utc): Option.Option<WebhookEndpoint> =>
   !live(endpoint) ? Option.none() : Option.some(changed(endpoint, at, {
-    last_success_at: at,
+    last_success_at: endpoint.last_success_at === null ? at : DateTime.max(endpoint.last_success_at, at),
     ...(endpoint.verification_state === "verified" ? { consecutive_failure_count: 0 } : {})
   }))
+
+/**
+ * A delivery to the endpoint succeeded at `at`, but a delivery that exhausted its attempts was recorded after it:
+ * only `last_success_at` moves (when `at` is later), the failures in a row stay counted.
+ */
+export const succeededEarlier = (endpoint: WebhookEndpoint, at: DateTime.Utc): Option.Option<WebhookEndpoint> =>
+  !live(endpoint) || (endpoint.last_success_at !== null && DateTime.greaterThanOrEqualTo(endpoint.last_success_at, at))
+    ? Option.none()
+    : Option.some(changed(endpoint, at, { last_success_at: at }))
 
 /**
  * A delivery to the endpoint failed all its attempts: one more failure in a row; at `disableAfter` the endpoint is
