@@ -22,7 +22,7 @@ import {
   Webhooks
 } from "@convene/core"
 import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Either, Option, Ref, Schema, TestClock } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Fiber, Option, Ref, Schema, TestClock } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { apiKeyFor, principalFor } from "../fixtures.js"
 import {
@@ -504,6 +504,46 @@ describe("Webhooks: deliveries", () => {
         [301, null]
       ])
       expect(delivery!.state).toBe("pending")
+    }))
+
+  test("within one round, of a success and an exhausted delivery to one endpoint the later decides the count; last_success_at moves", () =>
+    Effect.gen(function*() {
+      const { principal } = yield* owner()
+      const webhooks = yield* Webhooks
+      const meetings = yield* Meetings
+      const { webhook } = yield* verifiedEndpoint(principal)
+      // "Doomed" has one attempt left, "Fine" its first: both are due in the same round. Each answer takes its time.
+      const round = (doomedTakes: Duration.DurationInput, fineTakes: Duration.DurationInput) =>
+        Effect.gen(function*() {
+          yield* answerWith(always(500))
+          yield* meetings.create(principal, CreateMeeting.make({ title: "Doomed" }))
+          yield* runOnce
+          yield* TestClock.adjust("1 minute")
+          yield* runOnce
+          yield* TestClock.adjust("4 minutes")
+          yield* meetings.create(principal, CreateMeeting.make({ title: "Fine" }))
+          yield* answerWith((request) =>
+            bodyOf(request).data.title === "Doomed"
+              ? Effect.zipRight(Effect.sleep(doomedTakes), answered(500))
+              : Effect.zipRight(Effect.sleep(fineTakes), answered(200)))
+          const started = yield* Clock.currentTimeMillis
+          const running = yield* Effect.fork(runOnce)
+          yield* TestClock.adjust("10 seconds")
+          expect(yield* Fiber.join(running)).toBe(2)
+          return started
+        })
+      // The success comes first, the exhausted delivery 2 s later: one failure in a row, the success still noted.
+      const first = yield* round("3 seconds", "1 second")
+      expect(yield* webhooks.get(principal, webhook.id)).toMatchObject({
+        consecutive_failure_count: 1,
+        last_success_at: DateTime.unsafeMake(first + 1_000)
+      })
+      // The exhausted delivery first, the success 2 s later: the count starts again.
+      const second = yield* round("1 second", "3 seconds")
+      expect(yield* webhooks.get(principal, webhook.id)).toMatchObject({
+        consecutive_failure_count: 0,
+        last_success_at: DateTime.unsafeMake(second + 3_000)
+      })
     }))
 
   test("3 exhausted deliveries in a row disable the endpoint and mail its creator once; a success in between resets the count", () =>
