@@ -22,7 +22,7 @@ import {
   Webhooks
 } from "@convene/core"
 import { addEqualityTesters, describe, expect, it } from "@effect/vitest"
-import { Clock, DateTime, Duration, Effect, Either, Fiber, Option, Ref, Schema, TestClock } from "effect"
+import { Clock, DateTime, type Duration, Effect, Either, Fiber, Option, Ref, Schema, TestClock } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { apiKeyFor, principalFor } from "../fixtures.js"
 import {
