@@ -56,6 +56,7 @@ const run = spawnSync(
     // the pages in chromium (the browser is the same whatever Node serves them), the contract fuzzer and the
     // OpenAPI lint (the same document whatever Node serves it), and the store fault injection (pure logic).
     "--project=all",
+    "--project=core",
     "--exclude=test/http/docs.test.ts",
     "--exclude=test/http/pages.test.ts",
     "--exclude=test/http/oauth/browser.test.ts",

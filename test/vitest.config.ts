@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
+/** The suites run without isolation between files (see the "core" project). */
+const coreWithoutIsolation = ["test/core/*.test.ts", "test/store-memory.test.ts"]
+
 export default defineConfig({
   root,
   resolve: { conditions: ["@convene/source"] },
@@ -11,6 +14,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Only the "core" project runs on threads (a pool's isolation is set once for all projects that use it).
+    poolOptions: { threads: { isolate: false } },
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine, which leaves a core
     // idle while a file imports its modules or waits on the processes it started (servers, the CLI, npm).
     maxWorkers: 2,
@@ -20,13 +25,25 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "all", include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"] }
+        test: {
+          name: "all",
+          include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+          exclude: [...coreWithoutIsolation, "**/node_modules/**"]
+        }
+      },
+      {
+        // The core's own suites on the in-memory store keep no state outside what each test builds, so they share
+        // one module graph per worker thread: loading effect and the core once instead of once per file saves most of
+        // their time. (The OAuth and webhook suites stay isolated: their fixtures' layers are shared by reference.)
+        extends: true,
+        test: { name: "core", include: coreWithoutIsolation, pool: "threads" }
       },
       {
         // The HTTP end-to-end suites that lean on the store most, once more on the embedded default store (PGlite,
         // one session in process: transactions, concurrency and idempotency behave differently there than in
         // memory). The rest of the HTTP suites answer the same whatever the store (the host's rules, the pages,
-        // the fuzzer); the store contract suites, durability, startup and the CLI run on PGlite on their own.
+        // the fuzzer); the store contract suites, durability, startup and the CLI run on PGlite on their own, and so
+        // does the event log under the event stream.
         extends: true,
         test: {
           name: "http-on-pglite",
@@ -35,7 +52,6 @@ export default defineConfig({
             "test/http/action-items.test.ts",
             "test/http/idempotency.test.ts",
             "test/http/identity-deletion.test.ts",
-            "test/http/events-stream.test.ts",
             "test/http/oauth/flow.test.ts"
           ],
           env: { CONVENE_TEST_STORE: "pglite" }
