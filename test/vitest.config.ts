@@ -34,7 +34,9 @@ export default defineConfig({
       {
         // The core's own suites on the in-memory store keep no state outside what each test builds, so they share
         // one module graph per worker thread: loading effect and the core once instead of once per file saves most of
-        // their time. (The OAuth and webhook suites stay isolated: their fixtures' layers are shared by reference.)
+        // their time. (The OAuth and webhook suites stay isolated: run in one graph, the webhook suite read times the
+        // OAuth suites' test clocks had reached; why is not understood yet. The HTTP suites lose the same ~90% of
+        // their module loading this way, but the metrics test reads a registry every file's server shares.)
         extends: true,
         test: { name: "core", include: coreWithoutIsolation, pool: "threads" }
       },
