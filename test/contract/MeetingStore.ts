@@ -1,6 +1,8 @@
 import {
   ActionItemStore,
   AgendaItemStore,
+  CalendarRules,
+  CredentialId,
   type Meeting,
   MeetingFilter,
   MeetingFilters,
@@ -9,6 +11,7 @@ import {
   type MeetingStatus,
   MeetingStore,
   ParticipantId,
+  Principal,
   type StorePorts,
   Transactor,
   UserId,
@@ -106,15 +109,32 @@ const withUsers = (filter: MeetingFilter, users: ReadonlyArray<UserId>): Meeting
   }
 }
 
+/** A principal of the workspace: the user's (a MEMBER's token with every member scope), or a workspace API key's (null). */
+const principalOf = (workspaceId: WorkspaceId, userId: UserId | null) =>
+  new Principal({
+    credential_id: CredentialId.make(uuid()),
+    kind: userId === null ? "api_key" : "personal_access_token",
+    workspace_id: workspaceId,
+    user_id: userId,
+    role: userId === null ? null : "MEMBER",
+    scopes: ["meetings:read", "calendar:read"],
+    client_id: null,
+    expires_at: null
+  })
+
 const byId = (a: Meeting, b: Meeting) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-/** The order of each MeetingOrder, computed the plain way (start_asc is only asked of meetings with a start time). */
+/** The order of each MeetingOrder, computed the plain way (the start orders are only asked of meetings with a start time). */
 const expectedOrder: Record<MeetingOrder, (a: Meeting, b: Meeting) => number> = {
   created_desc: (a, b) => b.created_at.epochMillis - a.created_at.epochMillis || byId(b, a),
   start_asc: (a, b) =>
     a.start_time!.epochMillis - b.start_time!.epochMillis || a.created_at.epochMillis - b.created_at.epochMillis ||
-    byId(a, b)
+    byId(a, b),
+  start_id_asc: (a, b) => a.start_time!.epochMillis - b.start_time!.epochMillis || byId(a, b),
+  start_id_desc: (a, b) => b.start_time!.epochMillis - a.start_time!.epochMillis || byId(b, a)
 }
+
+const startOrders: ReadonlyArray<MeetingOrder> = ["start_asc", "start_id_asc", "start_id_desc"]
 
 // --- The upcoming rule, case by case ---------------------------------------------------------------------------
 
@@ -341,6 +361,78 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           .toEqual([soonest.id, later.id, createdEarlier.id, tieLow.id, tieHigh.id])
       }))
 
+    it.effect("start_id_asc lists soonest first, then by id (created_at plays no part); start_id_desc is its exact reverse", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const [low, middle, high] = sortedIds(3).map((id) => MeetingId.make(id))
+        const later = yield* seedMeeting(ws.id, { start_time: minutes(60), created_at: minutes(-30) })
+        const tieHigh = yield* seedMeeting(ws.id, { id: high!, start_time: minutes(90), created_at: minutes(-20) })
+        const soonest = yield* seedMeeting(ws.id, { start_time: minutes(30), created_at: minutes(5) })
+        const tieLow = yield* seedMeeting(ws.id, { id: low!, start_time: minutes(90), created_at: minutes(10) })
+        const tieMiddle = yield* seedMeeting(ws.id, { id: middle!, start_time: minutes(90), created_at: minutes(0) })
+        // A millisecond apart: the stores keep start times to the millisecond.
+        const justAfter = yield* seedMeeting(ws.id, { start_time: DateTime.add(minutes(30), { millis: 1 }) })
+        const ascending = [soonest.id, justAfter.id, later.id, tieLow.id, tieMiddle.id, tieHigh.id]
+        const withStart = MeetingFilter.IsSet({ field: "start_time" })
+        expect(yield* listed(ws.id, withStart, "start_id_asc")).toEqual(ascending)
+        expect(yield* listed(ws.id, withStart, "start_id_desc")).toEqual([...ascending].reverse())
+
+        const store = yield* MeetingStore
+        const page = yield* store.list(ws.id, withStart, "start_id_desc", { limit: 2, offset: 1 })
+        expect(ids(page.items)).toEqual([tieMiddle.id, tieLow.id])
+        expect(page.total).toBe(6)
+      }))
+
+    // --- The calendar's rules (core's CalendarRules), as every store evaluates them ------------------------------
+
+    it.effect("calendar: a window [start, end) keeps the meetings starting at or after start and before end, by start time alone", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const start = minutes(0)
+        const end = minutes(24 * 60)
+        const atStart = yield* seedMeeting(ws.id, { start_time: start })
+        const msBeforeStart = yield* seedMeeting(ws.id, { start_time: DateTime.subtract(start, { millis: 1 }), end_time: minutes(60) })
+        const msBeforeEnd = yield* seedMeeting(ws.id, { start_time: DateTime.subtract(end, { millis: 1 }), end_time: minutes(48 * 60) })
+        const atEnd = yield* seedMeeting(ws.id, { start_time: end })
+        const withoutEnd = yield* seedMeeting(ws.id, { start_time: minutes(60), status: "in_progress" })
+        const cancelled = yield* seedMeeting(ws.id, { start_time: minutes(120), end_time: minutes(180), status: "cancelled" })
+        const ended = yield* seedMeeting(ws.id, { start_time: minutes(240), end_time: minutes(300), status: "ended" })
+        const withoutStart = yield* seedMeeting(ws.id, { end_time: minutes(60) })
+        const rule = CalendarRules.startsWithin(start, end)
+        const all = [atStart, msBeforeStart, msBeforeEnd, atEnd, withoutEnd, cancelled, ended, withoutStart]
+        const inside = [atStart, withoutEnd, cancelled, ended, msBeforeEnd]
+        expect(all.filter((m) => MeetingFilters.matches(rule, m, [])).map((m) => m.id).sort()).toEqual(sortedIdsOf(...inside))
+        expect(yield* listed(ws.id, rule, CalendarRules.orderOf("asc"))).toEqual(ids(inside))
+        expect(yield* listed(ws.id, rule, CalendarRules.orderOf("desc"))).toEqual(ids([...inside].reverse()))
+      }))
+
+    it.effect("calendar: a user's calendar holds the meetings with a start time they take part in; a key's, every one with a start time", () =>
+      Effect.gen(function*() {
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const ada = yield* seedUser(ws.id, { role: "OWNER" })
+        const bob = yield* seedUser(ws.id)
+        const owned = yield* seedMeeting(ws.id, { start_time: minutes(10), owner_user_id: ada.id })
+        yield* seedParticipant(owned, { user_id: ada.id, role: "OWNER" })
+        const viewing = yield* seedMeeting(ws.id, { start_time: minutes(20) })
+        yield* seedParticipant(viewing, { user_id: ada.id, role: "VIEWER" })
+        yield* seedParticipant(viewing, { user_id: bob.id, role: "OWNER" })
+        const bobs = yield* seedMeeting(ws.id, { start_time: minutes(30) })
+        yield* seedParticipant(bobs, { user_id: bob.id, role: "OWNER" })
+        const unscheduled = yield* seedMeeting(ws.id)
+        yield* seedParticipant(unscheduled, { user_id: ada.id, role: "OWNER" })
+        const elsewhere = yield* seedMeeting(other.id, { start_time: minutes(10) })
+        yield* seedParticipant(elsewhere, { user_id: ada.id })
+
+        const calendar = (principal: Principal) =>
+          listed(ws.id, MeetingFilters.and(CalendarRules.calendarOf(principal), CalendarRules.startsWithin(minutes(-60), minutes(60))), "start_id_asc")
+        // Ada is an OWNER of the workspace: she may read Bob's meeting, but it is not on her calendar.
+        expect(yield* calendar(principalOf(ws.id, ada.id))).toEqual(ids([owned, viewing]))
+        expect(yield* calendar(principalOf(ws.id, bob.id))).toEqual(ids([viewing, bobs]))
+        expect(yield* calendar(principalOf(ws.id, null))).toEqual(ids([owned, viewing, bobs]))
+        expect(yield* calendar(principalOf(ws.id, UserId.make(uuid())))).toEqual([])
+      }))
+
     // --- One test per MeetingFilter node -----------------------------------------------------------------------
 
     it.effect("All lists every meeting of the workspace and none of another", () =>
@@ -563,7 +655,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         queries: FastCheck.array(
           FastCheck.record({
             filter: filterTree(3),
-            order: FastCheck.constantFrom<MeetingOrder>("created_desc", "start_asc"),
+            order: FastCheck.constantFrom<MeetingOrder>("created_desc", "start_asc", "start_id_asc", "start_id_desc"),
             limit: FastCheck.integer({ min: 1, max: 5 }),
             offset: FastCheck.integer({ min: 0, max: 6 })
           }),
@@ -593,8 +685,8 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           }))
           for (const query of queries) {
             const tree = withUsers(query.filter, users.map((u) => u.id))
-            // Where meetings without a start time sort is not part of the contract: start_asc lists keep none.
-            const filter = query.order === "start_asc"
+            // Where meetings without a start time sort is not part of the contract: lists in a start order keep none.
+            const filter = startOrders.includes(query.order)
               ? MeetingFilter.And({ filters: [MeetingFilter.IsSet({ field: "start_time" }), tree] })
               : tree
             const expected = meetings

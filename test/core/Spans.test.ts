@@ -7,6 +7,8 @@ import {
   ActionItems,
   AgendaItems,
   Authentication,
+  Calendar,
+  CalendarEventId,
   CreateActionItem,
   CreateAgendaItem,
   CreateApiKey,
@@ -33,7 +35,7 @@ import {
   Workspaces
 } from "@convene/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Exit, Redacted, Tracer } from "effect"
+import { DateTime, Effect, Exit, Redacted, Tracer } from "effect"
 import { CoreLive, freshEmail, principalFor } from "./fixtures.js"
 
 /** Runs `effect` under a tracer that records the names of the spans it opens, in order. */
@@ -114,6 +116,12 @@ describe("spans", () => {
         yield* expectSpan("ActionItems.create", actions.create(principal, CreateActionItem.make({ meeting_id: meeting.id, title: "More" })))
         yield* expectSpan("ActionItems.update", actions.update(principal, action.id, UpdateActionItem.make({ title: "Done soon" })))
         yield* expectSpan("ActionItems.delete", actions.delete(principal, action.id))
+        const calendar = yield* Calendar
+        const attendee = yield* principalFor({ workspaceId: workspace.id, scopes: ["meetings:write", "calendar:read"] })
+        const scheduled = yield* meetings.create(attendee.principal, CreateMeeting.make({ title: "On the calendar", start_time: DateTime.unsafeMake("2031-01-01T09:00:00Z") }))
+        const window = { start_date: DateTime.unsafeMake("2031-01-01T00:00:00Z"), end_date: DateTime.unsafeMake("2031-01-02T00:00:00Z") }
+        yield* expectSpan("Calendar.list", calendar.list(attendee.principal, window, page))
+        yield* expectSpan("Calendar.get", calendar.get(attendee.principal, CalendarEventId.make(scheduled.id)))
         yield* expectSpan("AgendaItems.delete", agenda.delete(principal, item.id))
         yield* expectSpan("Meetings.delete", meetings.delete(principal, meeting.id))
         yield* expectSpan("Authentication.authenticate", authentication.authenticate(Redacted.make(token)))

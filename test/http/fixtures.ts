@@ -242,6 +242,13 @@ export const V1_ENDPOINTS: ReadonlyArray<{
   { method: "GET", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, scope: "action-items:read" },
   { method: "PATCH", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, body: () => ({ title: "U" }), scope: "action-items:write" },
   { method: "DELETE", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, scope: "action-items:write" },
+  {
+    method: "GET",
+    template: "/v1/calendar/events",
+    path: () => "/v1/calendar/events?start_date=2031-01-01T00:00:00Z&end_date=2031-02-01T00:00:00Z",
+    scope: "calendar:read"
+  },
+  { method: "GET", template: "/v1/calendar/events/{id}", path: (id) => `/v1/calendar/events/${id}`, scope: "calendar:read" },
   { method: "GET", template: "/v1/auth/introspect", path: () => "/v1/auth/introspect" },
   { method: "GET", template: "/v1/user/tokens", path: () => "/v1/user/tokens" },
   {

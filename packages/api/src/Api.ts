@@ -8,6 +8,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
+import { CalendarApi } from "./Calendar.js"
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "./Errors.js"
 import { HealthApi } from "./Health.js"
 import { IdentityApi } from "./Identity.js"
@@ -25,6 +26,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(MeetingsApi)
   .add(AgendaItemsApi)
   .add(ActionItemsApi)
+  .add(CalendarApi)
   .add(IdentityApi)
   .add(WebhooksApi)
   .add(HealthApi)

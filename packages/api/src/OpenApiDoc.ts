@@ -23,7 +23,8 @@ a personal access token (svc_pat_v1_), a short-lived token (svc_slt_v1_) or a wo
 **Visibility.** Every resource belongs to the credential's workspace; another workspace's resource answers 404.
 Workspace API keys and OWNER/ADMIN users see every meeting of the workspace; MEMBERs see the meetings they take
 part in (404 otherwise) and change them as the meeting's OWNER or an EDITOR (a VIEWER gets 403). Action items
-follow the visibility of their meeting; talking points are private to whoever wrote them.
+follow the visibility of their meeting; talking points are private to whoever wrote them. The calendar is narrower
+than visibility: it holds the meetings the caller takes part in (every meeting of the workspace for an API key).
 
 **Errors.** Every failure answers \`{error, code, request_id, message}\` (\`message\` is a deprecated mirror of
 \`error\`); the request id is also the \`X-Request-Id\` header of every response. Decode and validation failures
@@ -41,9 +42,9 @@ U+0000 or unpaired UTF-16 surrogates (400 naming the field). E-mail addresses ar
 The server gives a client 10 s to send its headers and 30 s to send its whole request (408 \`request_timeout\`),
 closes idle keep-alive connections after 65 s and serves at most 1024 connections at once (all configurable).
 
-**Pagination.** Lists answer \`{items, total, limit, offset}\`. \`limit\` defaults to 20; above 100 it becomes 100;
-missing or non-positive it becomes 20. \`offset\` defaults to 0 (negative reads as 0); past the end the page is empty.
-A non-integer limit or offset is 400.
+**Pagination.** Lists answer \`{items, total, limit, offset}\`. \`limit\` defaults to 20 (25 for calendar events); above
+100 it becomes 100; missing or non-positive it becomes the default. \`offset\` defaults to 0 (negative reads as 0); past
+the end the page is empty. A non-integer limit or offset is 400.
 
 **Idempotency.** POST /v1/meetings, /v1/action-items, /v1/agenda-items and /v1/meetings/{id}/participants take an
 optional \`Idempotency-Key\` (1 to 255 printable ASCII characters, else 400 \`idempotency_key_invalid\`). Keys are

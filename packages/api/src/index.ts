@@ -12,6 +12,7 @@
 export { ActionItemsApi } from "./ActionItems.js"
 export { AgendaItemsApi } from "./AgendaItems.js"
 export { Api, OperatorDocumentApi, PublicApi } from "./Api.js"
+export { CalendarApi } from "./Calendar.js"
 export * as Errors from "./Errors.js"
 export { HealthApi } from "./Health.js"
 export * as Idempotency from "./Idempotency.js"

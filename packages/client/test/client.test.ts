@@ -3,7 +3,7 @@
  * installed it from npm uses it (test/packaging runs the same against the packed tarballs).
  */
 import { ConveneClient, makeClient, makeOperatorClient } from "../src/index.js"
-import { CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId } from "@convene/core"
+import { CalendarEventId, CreateMeeting, CreateUser, CreateWorkspace, Email, IssueToken, MeetingId } from "@convene/core"
 import { FetchHttpClient } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Redacted } from "effect"
@@ -26,7 +26,7 @@ const provision = Effect.gen(function*() {
   })
   const issued = yield* operator.operator.issueToken({
     path: { id: user.id },
-    payload: IssueToken.make({ kind: "personal_access_token", scopes: ["meetings:read", "meetings:write"], expiry_days: 30 })
+    payload: IssueToken.make({ kind: "personal_access_token", scopes: ["meetings:read", "meetings:write", "calendar:read"], expiry_days: 30 })
   })
   return { user, token: issued.token }
 })
@@ -47,6 +47,21 @@ describe("@convene/client", () => {
       // Failures decode into the core's domain errors.
       const missing = yield* Effect.flip(convene.meetings.get({ path: { id: MeetingId.make(crypto.randomUUID()) } }))
       expect(missing._tag).toBe("NotFound")
+    }))
+
+  it.effect("calendar: lists the events of a window and gets one, decoded into CalendarEvent", () =>
+    Effect.gen(function*() {
+      const { token } = yield* provision
+      const convene = makeClient({ baseUrl: server.url, token })
+      const start = DateTime.unsafeMake("2030-05-01T09:00:00Z")
+      const created = yield* convene.meetings.create({ payload: CreateMeeting.make({ title: "On the calendar", start_time: start }), headers: {} })
+      const window = { start_date: DateTime.unsafeMake("2030-05-01T00:00:00Z"), end_date: DateTime.unsafeMake("2030-05-02T00:00:00Z") }
+      const page = yield* convene.calendar.listEvents({ urlParams: { ...window, direction: "desc" } })
+      expect(page).toMatchObject({ total: 1, limit: 25, offset: 0 })
+      const event = yield* convene.calendar.getEvent({ path: { id: CalendarEventId.make(created.id) } })
+      expect(page.items).toEqual([event])
+      expect(event).toMatchObject({ id: created.id, meeting_id: created.id, title: "On the calendar", status: "scheduled", end_time: null })
+      expect(DateTime.toEpochMillis(event.start_time)).toBe(DateTime.toEpochMillis(start))
     }))
 
   it.effect("sends the token it was given: another token is 401, decoded as Unauthenticated", () =>

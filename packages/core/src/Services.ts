@@ -7,6 +7,7 @@
 import { Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
+import { Calendar } from "./calendar/Calendar.js"
 import * as Contents from "./Contents.js"
 import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
@@ -39,6 +40,7 @@ export type Services =
   | Participants
   | AgendaItems
   | ActionItems
+  | Calendar
   | Idempotency
   | Events
 
@@ -49,7 +51,7 @@ const identity = Tokens.layer.pipe(
   Layer.provide(Contents.layer)
 )
 
-const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer).pipe(
+const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer, Calendar.layer).pipe(
   Layer.provide(MeetingAccess.layer),
   Layer.provideMerge(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
   Layer.provide(Contents.layer),

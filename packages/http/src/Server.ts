@@ -13,6 +13,7 @@ import { type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Con
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
 import * as BrowserRoutes from "./http/BrowserRoutes.js"
+import { CalendarLive } from "./http/Calendar.js"
 import * as Documents from "./http/Documents.js"
 import * as EventStreams from "./http/EventStreams.js"
 import { HealthLive } from "./http/Health.js"
@@ -105,6 +106,7 @@ export const ApiLive = (config: HostConfig) =>
       MeetingsLive,
       AgendaItemsLive,
       ActionItemsLive,
+      CalendarLive,
       IdentityLive,
       WebhooksLive,
       OperatorLive,

@@ -31,9 +31,14 @@ const startTime: Compare<Meeting> = (a, b) =>
     ? -1
     : a.start_time.epochMillis - b.start_time.epochMillis
 
+const byId: Compare<Meeting> = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
 const orders: Record<MeetingOrder, Compare<Meeting>> = {
   created_desc: newestFirst,
-  start_asc: (a, b) => startTime(a, b) || oldestFirst(a, b)
+  start_asc: (a, b) => startTime(a, b) || oldestFirst(a, b),
+  start_id_asc: (a, b) => startTime(a, b) || byId(a, b),
+  // The exact reverse, as PostgreSQL reads `start_time DESC, id DESC` (NULL first).
+  start_id_desc: (a, b) => startTime(b, a) || byId(b, a)
 }
 
 /** The same person: the same user, or the same guest address (core keeps addresses normalised). */

@@ -30,9 +30,13 @@ export const TranscriptSegmentRecord = rowOf(TranscriptSegment, {
   offset_ms: Schema.compose(Schema.NumberFromString, Schema.NonNegativeInt)
 })
 
+// The start_id orders read meetings_workspace_start_idx (workspace_id, start_time, created_at, id) forwards or
+// backwards over the start_time range; equal start times are then put in id order (an incremental sort).
 const orders: Record<MeetingOrder, string> = {
   created_desc: "m.created_at DESC, m.id DESC",
-  start_asc: "m.start_time ASC NULLS LAST, m.created_at ASC, m.id ASC"
+  start_asc: "m.start_time ASC NULLS LAST, m.created_at ASC, m.id ASC",
+  start_id_asc: "m.start_time ASC NULLS LAST, m.id ASC",
+  start_id_desc: "m.start_time DESC NULLS FIRST, m.id DESC"
 }
 
 const ScopedId = <A, I>(id: Schema.Schema<A, I>) => Schema.Struct({ workspaceId: WorkspaceId, id })

@@ -28,6 +28,8 @@ export interface World {
     readonly meetings: ReadonlyArray<string>
     readonly agendaItems: ReadonlyArray<string>
     readonly actionItems: ReadonlyArray<string>
+    /** Events of the owner's calendar (an event's id is its meeting's: the owner takes part in every meeting above). */
+    readonly calendarEvents: ReadonlyArray<string>
     /** Users of the workspace. */
     readonly users: ReadonlyArray<string>
     /** `{userId}` path values of a meeting's participants (user ids and guest participant ids), by meeting. */
@@ -136,6 +138,8 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       meetings: [scheduled.id, instant.id, cancelled.id],
       agendaItems: [topic.id, question.id, standupTopic.id],
       actionItems: [followUp.id, done.id, review.id],
+      // Each of the three has a start time (the instant one starts now); the cancelled one stays on the calendar.
+      calendarEvents: [scheduled.id, instant.id, cancelled.id],
       users: [owner.userId, reader.userId, editor.userId],
       participants: {
         [scheduled.id]: [owner.userId, reader.userId, editor.userId, ...(guest === undefined ? [] : [guest.id])],

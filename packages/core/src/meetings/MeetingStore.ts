@@ -7,8 +7,13 @@ import type { MeetingFilter } from "./MeetingFilter.js"
 /**
  * - `created_desc`: newest first (created_at desc, id desc)
  * - `start_asc`: soonest first (start_time asc, created_at asc, id asc)
+ * - `start_id_asc`: soonest first, ties by id (start_time asc, id asc): the calendar's order
+ * - `start_id_desc`: latest first, ties by id descending (start_time desc, id desc): the calendar's other order
+ *
+ * Core asks for the orders on start_time only of meetings that have one; where the others would sort is not
+ * part of the contract.
  */
-export type MeetingOrder = "created_desc" | "start_asc"
+export type MeetingOrder = "created_desc" | "start_asc" | "start_id_asc" | "start_id_desc"
 
 /**
  * Port: meetings with their participants and transcript (one aggregate). Every read and write is scoped

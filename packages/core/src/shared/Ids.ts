@@ -34,3 +34,7 @@ export type ActionItemId = typeof ActionItemId.Type
 
 export const TemplateId = Uuid.pipe(Schema.brand("TemplateId"))
 export type TemplateId = typeof TemplateId.Type
+
+/** A calendar event's id: the id of the meeting it shows (calendar/CalendarEvent.ts). */
+export const CalendarEventId = Uuid.pipe(Schema.brand("CalendarEventId"))
+export type CalendarEventId = typeof CalendarEventId.Type
