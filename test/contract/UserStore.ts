@@ -181,6 +181,23 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(all.total).toBeGreaterThanOrEqual(4)
       }))
 
+    it.effect("list narrows to one role, within the workspace, and counts only those", () =>
+      Effect.gen(function*() {
+        const store = yield* UserStore
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        const first = yield* seedUser(ws.id, { role: "OWNER", created_at: minutes(1) })
+        const second = yield* seedUser(ws.id, { role: "OWNER", created_at: minutes(2) })
+        const admin = yield* seedUser(ws.id, { role: "ADMIN", created_at: minutes(3) })
+        yield* seedUser(other.id, { role: "OWNER" })
+        const owners = yield* store.list({ workspaceId: ws.id, role: "OWNER" }, everything)
+        expect(ids(owners.items)).toEqual(ids([second, first]))
+        expect(owners.total).toBe(2)
+        expect(yield* store.list({ workspaceId: ws.id, role: "OWNER" }, { limit: 1, offset: 0 })).toEqual({ items: [second], total: 2 })
+        expect(yield* store.list({ workspaceId: ws.id, role: "ADMIN" }, everything)).toEqual({ items: [admin], total: 1 })
+        expect(yield* store.list({ workspaceId: ws.id, role: "MEMBER" }, everything)).toEqual({ items: [], total: 0 })
+      }))
+
     it.effect("countByWorkspace counts the users of each given workspace only", () =>
       Effect.gen(function*() {
         const store = yield* UserStore

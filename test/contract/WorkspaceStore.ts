@@ -1,4 +1,4 @@
-import { type StorePorts, WorkspaceId, WorkspaceStore } from "@convene/core"
+import { type StorePorts, Transactor, WorkspaceId, WorkspaceStore } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import { at, ids, minutes, seedWorkspace, sortedIds, templateIds, uuid, workspace } from "./fixtures.js"
@@ -23,6 +23,19 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.insert(full)
         expect(yield* store.get(plain.id)).toEqual(Option.some(plain))
         expect(yield* store.get(full.id)).toEqual(Option.some(full))
+      }))
+
+    it.effect("lock holds nothing outside a transaction and inside one changes nothing, of a known or an unknown id", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const transactor = yield* Transactor
+        const known = yield* seedWorkspace()
+        yield* store.lock(known.id)
+        yield* store.lock(WorkspaceId.make(uuid()))
+        yield* transactor.withTransaction(Effect.zipRight(store.lock(known.id), store.lock(known.id)))
+        expect(yield* store.get(known.id)).toEqual(Option.some(known))
+        // Released at the end of the transaction: another transaction takes it at once.
+        yield* transactor.withTransaction(store.lock(known.id))
       }))
 
     it.effect("get of an unknown id answers none", () =>

@@ -11,6 +11,7 @@ import {
   CalendarEventId,
   CreateActionItem,
   CreateAgendaItem,
+  ChangeMemberRole,
   CreateApiKey,
   CreateMeeting,
   CreateUser,
@@ -31,6 +32,8 @@ import {
   UpdateMeeting,
   UpdateUser,
   UpdateWorkspace,
+  UpdateWorkspaceSettings,
+  WorkspaceAdmin,
   Users,
   Workspaces
 } from "@convene/core"
@@ -149,6 +152,29 @@ describe("spans", () => {
         yield* expectSpan("Tokens.listForUser", tokens.listForUser(user.id, page))
         const revocable = yield* tokens.issueApiKey(workspace.id, CreateApiKey.make({ name: "r" }))
         yield* expectSpan("Tokens.revoke", tokens.revoke(revocable.id))
+        const workspaceAdmin = yield* WorkspaceAdmin
+        const administrator = yield* principalFor({
+          workspaceId: workspace.id,
+          role: "OWNER",
+          scopes: ["workspace:read", "workspace:write"],
+          kind: "personal_access_token"
+        })
+        yield* expectSpan("Workspaces.updateSettings", workspaces.updateSettings(workspace.id, { default_detail_level: "brief" }))
+        yield* expectSpan("WorkspaceAdmin.getSettings", workspaceAdmin.getSettings(administrator.principal))
+        yield* expectSpan(
+          "WorkspaceAdmin.updateSettings",
+          workspaceAdmin.updateSettings(administrator.principal, UpdateWorkspaceSettings.make({ name: "W3" }))
+        )
+        yield* expectSpan("WorkspaceAdmin.listMembers", workspaceAdmin.listMembers(administrator.principal, page))
+        yield* expectSpan(
+          "WorkspaceAdmin.changeRole",
+          workspaceAdmin.changeRole(administrator.principal, colleague.id, ChangeMemberRole.make({ role: "ADMIN" }))
+        )
+        yield* expectSpan("WorkspaceAdmin.listApiKeys", workspaceAdmin.listApiKeys(administrator.principal, page))
+        const unwanted = yield* tokens.issueApiKey(workspace.id, CreateApiKey.make({ name: "u" }))
+        yield* expectSpan("WorkspaceAdmin.revokeApiKey", workspaceAdmin.revokeApiKey(administrator.principal, unwanted.id))
+        const leaving = yield* users.create(workspace.id, CreateUser.make({ email: freshEmail(), name: "L", role: "MEMBER" }))
+        yield* expectSpan("WorkspaceAdmin.removeMember", workspaceAdmin.removeMember(administrator.principal, leaving.id))
         yield* expectSpan("Users.delete", users.delete(colleague.id))
         yield* expectSpan("Workspaces.delete", workspaces.delete(workspace.id))
         yield* expectSpan(

@@ -89,7 +89,7 @@ const port = <I, S extends object>(tag: Context.Tag<I, S>, methods: Methods<S>):
 
 /** Every write of every port (the lists follow the port interfaces in packages/core/src). */
 export const methods = {
-  WorkspaceStore: { insert: "write", update: "write", get: "read", list: "read", delete: "write", consume: "write" },
+  WorkspaceStore: { insert: "write", update: "write", get: "read", list: "read", delete: "write", consume: "write", lock: "read" },
   UserStore: {
     insert: "write",
     update: "write",

@@ -10,7 +10,6 @@ import {
   expectError,
   expectList,
   expectValidation,
-  MEMBER_SCOPES,
   member,
   operator,
   TIMESTAMP,
@@ -97,8 +96,8 @@ describe("scopes", () => {
     const ws = await workspace(server.url)
     const owner = await ws.addUser({ role: "OWNER" })
     const meeting = await createMeeting(owner.api)
-    for (const scope of MEMBER_SCOPES) {
-      const token = await ws.addUser({ role: "OWNER", scopes: MEMBER_SCOPES.filter((s) => s !== scope) })
+    for (const scope of ALL_SCOPES) {
+      const token = await ws.addUser({ role: "OWNER", scopes: ALL_SCOPES.filter((s) => s !== scope) })
       for (const endpoint of V1_ENDPOINTS.filter((e) => e.scope === scope)) {
         const response = await token.api.call(endpoint.method, endpoint.path(meeting.id), endpoint.body?.(meeting.id))
         expectError(response, 403, "insufficient_scope")

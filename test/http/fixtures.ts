@@ -249,6 +249,19 @@ export const V1_ENDPOINTS: ReadonlyArray<{
     scope: "calendar:read"
   },
   { method: "GET", template: "/v1/calendar/events/{id}", path: (id) => `/v1/calendar/events/${id}`, scope: "calendar:read" },
+  { method: "GET", template: "/v1/workspace", path: () => "/v1/workspace", scope: "workspace:read" },
+  { method: "PATCH", template: "/v1/workspace", path: () => "/v1/workspace", body: () => ({ name: "U" }), scope: "workspace:write" },
+  { method: "GET", template: "/v1/workspace/members", path: () => "/v1/workspace/members", scope: "workspace:read" },
+  {
+    method: "PATCH",
+    template: "/v1/workspace/members/{userID}",
+    path: (id) => `/v1/workspace/members/${id}`,
+    body: () => ({ role: "ADMIN" }),
+    scope: "workspace:write"
+  },
+  { method: "DELETE", template: "/v1/workspace/members/{userID}", path: (id) => `/v1/workspace/members/${id}`, scope: "workspace:write" },
+  { method: "GET", template: "/v1/workspace/api-keys", path: () => "/v1/workspace/api-keys", scope: "workspace:read" },
+  { method: "DELETE", template: "/v1/workspace/api-keys/{id}", path: (id) => `/v1/workspace/api-keys/${id}`, scope: "workspace:write" },
   { method: "GET", template: "/v1/auth/introspect", path: () => "/v1/auth/introspect" },
   { method: "GET", template: "/v1/user/tokens", path: () => "/v1/user/tokens" },
   {

@@ -17,6 +17,7 @@ import * as OAuthDoc from "./OAuthDoc.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
 import { WebhooksApi } from "./Webhooks.js"
+import { WorkspaceApi } from "./Workspace.js"
 
 /** The version of the contract, in both documents. */
 const version = "1.1.0"
@@ -28,6 +29,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(ActionItemsApi)
   .add(CalendarApi)
   .add(IdentityApi)
+  .add(WorkspaceApi)
   .add(WebhooksApi)
   .add(HealthApi)
   .addError(ValidationFailed)

@@ -1,6 +1,6 @@
 /**
  * The first-party API (`/v1`, and the health checks) as a typed client: a property per group of the contract
- * (`meetings`, `agendaItems`, `actionItems`, `calendar`, `identity`, `webhooks`, `health`), a method per operation, each answering an
+ * (`meetings`, `agendaItems`, `actionItems`, `calendar`, `identity`, `workspace`, `webhooks`, `health`), a method per operation, each answering an
  * Effect that succeeds with the decoded body and fails with the domain error of the status (`NotFound`,
  * `Conflict`, `InsufficientScope`, ... from @convene/core), an `HttpClientError` or a `ParseError`.
  */

@@ -6,6 +6,7 @@
  */
 import { Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
+import { WorkspaceAdmin } from "./administration/WorkspaceAdmin.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
 import { Calendar } from "./calendar/Calendar.js"
 import * as Contents from "./Contents.js"
@@ -41,6 +42,7 @@ export type Services =
   | AgendaItems
   | ActionItems
   | Calendar
+  | WorkspaceAdmin
   | Idempotency
   | Events
 
@@ -61,6 +63,7 @@ const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.
 export const layer: Layer.Layer<Services, never, StorePorts | Crypto | PasswordHasher> = Layer.mergeAll(
   identity,
   meetings,
+  WorkspaceAdmin.layer.pipe(Layer.provide(identity)),
   Authentication.layer,
   Idempotency.layer
 )

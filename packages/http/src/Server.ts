@@ -23,6 +23,7 @@ import { MeetingsLive } from "./http/Meetings.js"
 import * as OAuthRoutes from "./http/OAuthRoutes.js"
 import { OperatorLive } from "./http/Operator.js"
 import * as Webhooks from "./http/Webhooks.js"
+import { WorkspaceLive } from "./http/Workspace.js"
 import { WebhooksLive } from "./http/Webhooks.js"
 import * as Routes from "./http/Routes.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
@@ -107,6 +108,7 @@ export const ApiLive = (config: HostConfig) =>
       AgendaItemsLive,
       ActionItemsLive,
       CalendarLive,
+      WorkspaceLive,
       IdentityLive,
       WebhooksLive,
       OperatorLive,

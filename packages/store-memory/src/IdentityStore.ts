@@ -96,7 +96,8 @@ export const userLayer: Layer.Layer<UserStore, never, Memory> = Layer.effect(
       list: Effect.fnUntraced(function*(filter: UserFilter, page) {
         const state = yield* memory.read
         const users = HashMap.toValues(state.users).filter((user) =>
-          filter.workspaceId === undefined || user.workspace_id === filter.workspaceId
+          (filter.workspaceId === undefined || user.workspace_id === filter.workspaceId) &&
+          (filter.role === undefined || user.role === filter.role)
         )
         return Pagination.sliceOf(users.sort(newestFirst), page)
       }),

@@ -34,6 +34,9 @@ export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
         return HashMap.get(state.workspaces, id)
       }),
 
+      // Transactions run one at a time here (Memory.withTransaction): there is nothing to hold.
+      lock: () => Effect.void,
+
       list: Effect.fnUntraced(function*(page) {
         const state = yield* memory.read
         return Pagination.sliceOf(HashMap.toValues(state.workspaces).sort(newestFirst), page)

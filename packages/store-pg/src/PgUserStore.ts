@@ -56,9 +56,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof UserStore>, never, S
       orDie(page(sql, {
         row: UserRecord,
         columns: sql`u.*`,
-        from: filter.workspaceId === undefined
-          ? sql`FROM users u`
-          : sql`FROM users u WHERE u.workspace_id = ${filter.workspaceId}`,
+        from: sql`FROM users u WHERE ${
+          sql.and([
+            filter.workspaceId === undefined ? sql`true` : sql`u.workspace_id = ${filter.workspaceId}`,
+            filter.role === undefined ? sql`true` : sql`u.role = ${filter.role}`
+          ])
+        }`,
         order: sql.literal("u.created_at DESC, u.id DESC"),
         page: request
       })),

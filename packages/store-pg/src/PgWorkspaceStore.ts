@@ -15,6 +15,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WorkspaceStore>, nev
     insert: workspaces.insert,
     update: workspaces.update,
     get: (id) => workspaces.find({ id }),
+    // The row lock lasts until the transaction ends (and is released at once outside one).
+    lock: (id) => orDie(sql`SELECT 1 FROM workspaces WHERE id = ${id} FOR UPDATE`).pipe(Effect.asVoid),
     list: (request) =>
       orDie(page(sql, {
         row: WorkspaceRecord,

@@ -302,6 +302,10 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.participants[params.id ?? ""] ?? world.ids.users
     case "webhooks":
       return world.ids.webhooks
+    case "members":
+      return world.ids.users
+    case "api-keys":
+      return world.ids.apiKeys
     default:
       return []
   }
@@ -1001,10 +1005,12 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
     // A credential without the write scope.
     add(2, baseArb(ctx, op).map((base) => ({ mutation: "a reader's token (no write scope)", ...assemble(world, op, base, { credential: "reader" }), expect: routed(op, { statuses: [403, 404], codes: ["insufficient_scope", "not_found"] }) })))
   }
-  if (secured && op.security === "bearer" && op.scopes.includes("calendar:read")) {
-    // A credential without the read scope: the reader holds meetings:read and action-items:read, not calendar:read.
+  const unreadable = op.scopes.find((scope) => scope === "calendar:read" || scope === "workspace:read")
+  if (secured && op.security === "bearer" && unreadable !== undefined) {
+    // A credential without the read scope: the reader, a MEMBER, holds meetings:read and action-items:read, neither
+    // calendar:read nor workspace:read.
     add(2, baseArb(ctx, op).map((base) => ({
-      mutation: "a reader's token (no calendar:read)",
+      mutation: `a reader's token (no ${unreadable})`,
       ...assemble(world, op, base, { credential: "reader" }),
       expect: routed(op, { statuses: [403], codes: ["insufficient_scope"] })
     })))

@@ -37,6 +37,8 @@ export interface World {
     readonly tokens: ReadonlyArray<string>
     readonly workspaces: ReadonlyArray<string>
     readonly templates: ReadonlyArray<string>
+    /** A workspace API key of the workspace that no request authenticates with (what its DELETE aims at). */
+    readonly apiKeys: ReadonlyArray<string>
     /** The workspace's webhook endpoint (to a public address this machine cannot reach: it stays verifying). */
     readonly webhooks: ReadonlyArray<string>
     /**
@@ -58,7 +60,7 @@ const expectStatus = async (response: Promise<Awaited<ReturnType<Client["get"]>>
 }
 
 /**
- * A PRO workspace with an owner, a reader and an API key; three meetings (scheduled with times, instant,
+ * A PRO workspace with an owner, a reader, an API key and a spare one; three meetings (scheduled with times, instant,
  * cancelled), participants (a workspace user and a guest), agenda items with talking points and presenters,
  * action items (one tied to an agenda item, one completed) and a second token of the owner. And the owner of
  * another workspace with a meeting of their own.
@@ -69,6 +71,7 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
   const reader = await ws.addUser({ role: "MEMBER", name: `${label} Reader`, scopes: ["meetings:read", "action-items:read"] })
   const editor = await ws.addUser({ role: "MEMBER", name: `${label} Editor` })
   const apiKey = await ws.addApiKey()
+  const spareKey = await ws.addApiKey()
   const api = owner.api
 
   const scheduled = await createMeeting(api, {
@@ -150,6 +153,7 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       workspaces: [ws.workspaceId],
       templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
       webhooks: [webhook.webhook.id as string],
+      apiKeys: [spareKey.id],
       disposable: {
         workspaces: [throwaway.workspaceId],
         users: [doomed.userId],
@@ -192,6 +196,9 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
     read("owner", "/v1/user/tokens?limit=100"),
     read("owner", "/v1/auth/introspect"),
     read("owner", "/v1/me"),
+    read("owner", "/v1/workspace"),
+    read("owner", "/v1/workspace/members?limit=100"),
+    read("owner", "/v1/workspace/api-keys?limit=100"),
     read("reader", "/v1/user/tokens?limit=100"),
     read("reader", "/v1/auth/introspect"),
     read("stranger", "/v1/meetings?limit=100"),

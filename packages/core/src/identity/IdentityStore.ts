@@ -2,7 +2,7 @@ import { Context, type DateTime, type Effect, type Option, Schema } from "effect
 import type { CredentialId, UserId, WorkspaceId } from "../shared/Ids.js"
 import type { Page, Slice } from "../shared/Pagination.js"
 import type { Email } from "../shared/Text.js"
-import type { Credential, CredentialKind, User } from "./Identity.js"
+import type { Credential, CredentialKind, Role, User } from "./Identity.js"
 
 /** A uniqueness constraint of the store refused the write. */
 export class DuplicateKey extends Schema.TaggedError<DuplicateKey>()("DuplicateKey", {
@@ -13,6 +13,8 @@ export class DuplicateKey extends Schema.TaggedError<DuplicateKey>()("DuplicateK
 export interface UserFilter {
   /** Only the users of this workspace (none: every user of the installation). */
   readonly workspaceId?: WorkspaceId | undefined
+  /** Only the users with this role (none: whatever their role). */
+  readonly role?: Role | undefined
 }
 
 /**

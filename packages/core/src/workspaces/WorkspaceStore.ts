@@ -13,6 +13,12 @@ export class WorkspaceStore extends Context.Tag("@convene/core/WorkspaceStore")<
   readonly get: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>>
   /** A page of every workspace of the installation, newest first (created_at desc, id desc). */
   readonly list: (page: Page) => Effect.Effect<Slice<Workspace>>
+  /**
+   * Inside a transaction (Transactor), holds the workspace against every other transaction that locks it, until this
+   * one ends: what such transactions read and decide about the workspace (its members' roles) is decided in turn.
+   * Outside a transaction it holds nothing. A store whose transactions never overlap has nothing to do.
+   */
+  readonly lock: (id: WorkspaceId) => Effect.Effect<void>
   /** Deletes the workspace with its usage counters; answers whether it existed. */
   readonly delete: (id: WorkspaceId) => Effect.Effect<boolean>
   /**

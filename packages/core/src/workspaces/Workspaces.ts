@@ -6,12 +6,12 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { orNotFound } from "../shared/Errors.js"
-import { WorkspaceId } from "../shared/Ids.js"
+import { type TemplateId, WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { requestBody } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
-import { Plan, Workspace, WorkspaceCounts, WorkspaceName, WorkspaceOverview } from "./Workspace.js"
+import { type DetailLevel, Plan, Workspace, WorkspaceCounts, WorkspaceName, WorkspaceOverview } from "./Workspace.js"
 import { WorkspaceContents } from "./WorkspaceContents.js"
 import { WorkspaceStore } from "./WorkspaceStore.js"
 
@@ -87,6 +87,28 @@ const make = Effect.gen(function*() {
   })
 
   /**
+   * Changes the workspace's own settings (its administrators' PATCH /v1/workspace): the name and the defaults a new
+   * meeting takes when its request gives none. What `input` leaves out is kept; a `default_template_id` of null
+   * clears it. Which templates exist is the meetings room's rule: the caller checks the id first.
+   */
+  const updateSettings = Effect.fn("Workspaces.updateSettings")(function*(id: WorkspaceId, input: {
+    readonly name?: string | undefined
+    readonly default_detail_level?: DetailLevel | undefined
+    readonly default_template_id?: TemplateId | null | undefined
+  }) {
+    const current = yield* get(id)
+    const next = new Workspace({
+      ...current,
+      name: input.name ?? current.name,
+      default_detail_level: input.default_detail_level ?? current.default_detail_level,
+      default_template_id: input.default_template_id === undefined ? current.default_template_id : input.default_template_id,
+      updated_at: yield* now
+    })
+    yield* store.update(next)
+    return next
+  })
+
+  /**
    * Deletes the workspace with everything in it (users, their tokens, API keys, meetings with everything on
    * them, idempotency records, usage counters), in one transaction: every credential of it stops working at once.
    */
@@ -98,7 +120,7 @@ const make = Effect.gen(function*() {
     }))
   })
 
-  return { get, list, overview, create, update, delete: remove } as const
+  return { get, list, overview, create, update, updateSettings, delete: remove } as const
 })
 
 export class Workspaces extends Context.Tag("@convene/core/Workspaces")<
