@@ -1,9 +1,11 @@
 /**
  * GET /v1/user/events over a real socket: the frames decisions.md fixes, read raw and with the `eventsource`
  * client; resuming with Last-Event-ID; who sees which events; the per-credential cap; keep-alive comments; the
- * stream ending when the client goes away and when the server shuts down.
+ * stream ending when the client goes away (its slot and the open-streams gauge given back) and when the server
+ * shuts down.
  */
 import { EventSource } from "eventsource"
+import { type IncomingMessage, request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, OPERATOR_TOKEN, provision, type RunningServer, startServer } from "../support/server.js"
 
@@ -94,6 +96,21 @@ const collect = (source: EventSource, types: ReadonlyArray<string>) => {
   return received
 }
 
+/** The open-streams gauge of this process (every test server in it counts), from /metrics. */
+const openStreamsGauge = async (url: string) => {
+  const text = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }).then((r) => r.text())
+  const line = text.split("\n").find((candidate) => /^convene_event_streams_open[{ ]/.test(candidate))
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
+}
+
+/** A stream opened with node:http, resolved once its head has arrived (nothing of its body read). */
+const openHead = (url: string, token: string) =>
+  new Promise<IncomingMessage>((resolve, reject) => {
+    const request = httpRequest(`${url}/v1/user/events`, { headers: { authorization: `Bearer ${token}` } }, resolve)
+    request.on("error", reject)
+    request.end()
+  })
+
 describe("GET /v1/user/events", () => {
   it("streams each change as a frame id / event / data (the webhook envelope), after a keep-alive comment", async () => {
     const admin = await provision(server.url, { role: "ADMIN" })
@@ -102,6 +119,9 @@ describe("GET /v1/user/events", () => {
       expect(stream.response.status).toBe(200)
       expect(stream.response.headers.get("content-type")).toMatch(/^text\/event-stream/)
       expect(stream.response.headers.get("cache-control")).toBe("no-store")
+      expect(stream.response.headers.get("x-accel-buffering")).toBe("no")
+      // The head the stream writes itself carries what the rings around the API add to every answer.
+      expect(stream.response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
       await waitFor(() => stream.text().length > 0, "the first bytes")
       expect(stream.text().startsWith(": keep-alive\n\n")).toBe(true)
 
@@ -265,6 +285,36 @@ describe("GET /v1/user/events", () => {
       }, "a freed slot")
     } finally {
       for (const stream of open) await stream.close()
+    }
+  })
+
+  it("gives the slot back and lowers the open-streams gauge when the client goes away right after the head", async () => {
+    const admin = await provision(server.url, { role: "ADMIN" })
+    // Streams of earlier tests may still be closing: start from a steady gauge.
+    let before = await openStreamsGauge(server.url)
+    await waitFor(async () => {
+      const now = await openStreamsGauge(server.url)
+      const steady = now === before
+      before = now
+      return steady
+    }, "a steady gauge")
+    for (let round = 0; round < 3; round++) {
+      const heads = [await openHead(server.url, admin.token), await openHead(server.url, admin.token)]
+      expect(heads.map((head) => head.statusCode)).toEqual([200, 200])
+      expect(heads[0]!.headers["content-type"]).toMatch(/^text\/event-stream/)
+      await waitFor(async () => (await openStreamsGauge(server.url)) === before + 2, "the gauge to count both streams")
+      const third = await admin.api.get("/v1/user/events")
+      expect(third.status).toBe(429)
+      // The client goes away without reading a byte of the body: the connection is cut.
+      for (const head of heads) head.destroy()
+      await waitFor(async () => (await openStreamsGauge(server.url)) === before, "the gauge to go back down")
+    }
+    // Both slots are free again.
+    const again = [await openRaw(server.url, admin.token), await openRaw(server.url, admin.token)]
+    try {
+      expect(again.map((stream) => stream.response.status)).toEqual([200, 200])
+    } finally {
+      for (const stream of again) await stream.close()
     }
   })
 

@@ -19,7 +19,7 @@
 import { Context, Duration, Effect, Fiber, Layer, Option, Queue, Schema, Stream, SynchronizedRef } from "effect"
 import type { Principal, Scope as GrantedScope } from "../identity/Identity.js"
 import { InsufficientScope, TooManyStreams } from "../shared/Errors.js"
-import type { WorkspaceId } from "../shared/Ids.js"
+import type { CredentialId, WorkspaceId } from "../shared/Ids.js"
 import { type DomainEvent, EventId, type LoggedEvent } from "./Event.js"
 import { EventLog } from "./EventLog.js"
 
@@ -42,9 +42,10 @@ export const streamScopes: ReadonlyArray<GrantedScope> = [
 
 /** Whether the stream of `principal` carries `event`: every event with workspace:read, else system events and the caller's own. */
 export const canSee = (principal: Principal) => {
+  // What the test needs, taken out of the principal: an open stream holds the test, not the principal.
   const all = principal.scopes.includes("workspace:read")
-  return (event: DomainEvent): boolean =>
-    all || event.actor_user_id === null || (principal.user_id !== null && event.actor_user_id === principal.user_id)
+  const userId = principal.user_id
+  return (event: DomainEvent): boolean => all || event.actor_user_id === null || (userId !== null && event.actor_user_id === userId)
 }
 
 /** Events read from the log at once. */
@@ -141,10 +142,10 @@ const make = (settings: FeedSettings) =>
         return Effect.as(hub.poller === undefined ? Effect.void : Fiber.interrupt(hub.poller), map)
       })
 
-    /** One of the credential's stream slots; the effect gives it back. */
-    const takeSlot = (principal: Principal) =>
+    /** Takes one of the credential's stream slots. */
+    const takeSlot = (credential: CredentialId) =>
       Effect.suspend(() => {
-        const held = open.get(principal.credential_id) ?? 0
+        const held = open.get(credential) ?? 0
         if (held >= settings.streamsPerCredential) {
           return Effect.fail(
             new TooManyStreams({
@@ -153,13 +154,29 @@ const make = (settings: FeedSettings) =>
             })
           )
         }
-        open.set(principal.credential_id, held + 1)
-        return Effect.succeed(Effect.sync(() => {
-          const left = (open.get(principal.credential_id) ?? 1) - 1
-          if (left === 0) open.delete(principal.credential_id)
-          else open.set(principal.credential_id, left)
-        }))
+        open.set(credential, held + 1)
+        return Effect.void
       })
+
+    const giveSlotBack = (credential: CredentialId) => {
+      const left = (open.get(credential) ?? 1) - 1
+      if (left === 0) open.delete(credential)
+      else open.set(credential, left)
+    }
+
+    /**
+     * What detaches a stream: gives its slot back and takes it off its hub, the first time it runs. Made apart
+     * from `attach` so that it holds only these (an open stream holds its detach).
+     */
+    const detacher = (credential: CredentialId, workspaceId: WorkspaceId, subscriber: Subscriber): Effect.Effect<void> => {
+      let attached = true
+      return Effect.suspend(() => {
+        if (!attached) return Effect.void
+        attached = false
+        giveSlotBack(credential)
+        return leave(workspaceId, subscriber)
+      })
+    }
 
     /** Where a stream starts: after the event it last saw, when the log still holds it; else after the newest. */
     const startOf = (workspaceId: WorkspaceId, lastEventId: Option.Option<string>) =>
@@ -173,14 +190,16 @@ const make = (settings: FeedSettings) =>
      * Attaches a stream for `principal`, resuming after `lastEventId` when given: fails at once when the credential
      * may not (InsufficientScope, TooManyStreams); else `push` receives the events, in order, from the poller's
      * fiber (it must not block), until the returned effect detaches it. No fiber of its own: ten thousand idle
-     * streams cost their subscribers' records.
+     * streams cost their subscribers' records. A caller that must not lose the detach to an interruption calls it
+     * in an uninterruptible region and keeps the detach there; the replay stays interruptible even then (an
+     * interrupted replay detaches the stream itself).
      */
     const attach = (
       principal: Principal,
       lastEventId: Option.Option<string>,
       push: (events: ReadonlyArray<DomainEvent>) => void
     ): Effect.Effect<Effect.Effect<void>, InsufficientScope | TooManyStreams> =>
-      Effect.uninterruptibleMask((restore) =>
+      Effect.uninterruptible(
         Effect.gen(function*() {
           if (!streamScopes.some((scope) => principal.scopes.includes(scope))) {
             return yield* Effect.fail(
@@ -190,17 +209,12 @@ const make = (settings: FeedSettings) =>
               })
             )
           }
-          const giveBack = yield* takeSlot(principal)
+          yield* takeSlot(principal.credential_id)
           const workspaceId = principal.workspace_id
           const subscriber: Subscriber = { push, visible: canSee(principal), seen: 0, queued: [] }
+          const detach = detacher(principal.credential_id, workspaceId, subscriber)
           // Joined before the replay reads the log: what the poller finds meanwhile is queued, not missed.
-          yield* join(workspaceId, subscriber)
-          let attached = true
-          const detach = Effect.suspend(() => {
-            if (!attached) return Effect.void
-            attached = false
-            return Effect.zipRight(giveBack, leave(workspaceId, subscriber))
-          })
+          yield* join(workspaceId, subscriber).pipe(Effect.onError(() => detach))
           const replay = Effect.gen(function*() {
             const start = yield* startOf(workspaceId, lastEventId)
             subscriber.seen = start
@@ -210,7 +224,7 @@ const make = (settings: FeedSettings) =>
             subscriber.queued = null
             deliver(subscriber, queued)
           })
-          yield* restore(replay).pipe(Effect.onError(() => detach))
+          yield* Effect.interruptible(replay).pipe(Effect.onError(() => detach))
           return detach
         })
       )
