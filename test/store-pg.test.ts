@@ -6,11 +6,12 @@
  * another claimer holds.
  */
 import { type Delivery, EventLog, Transactor, WebhookStore } from "@convene/core"
-import { layerPg, layerPglite } from "@convene/store-pg"
+import { layerPg, layerPglite, PgBlobStore } from "@convene/store-pg"
 import { afterAll, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestServices } from "effect"
 import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
 import { delivery, domainEvent, minutes, seedEndpoint, seedWorkspace, T0 } from "./contract/fixtures.js"
+import * as BlobStoreContract from "./contract/BlobStore.js"
 import { runContractSuites } from "./contract/index.js"
 
 // Each adapter is built once for the whole file (on first use) and shared by the suites, which create their
@@ -26,6 +27,8 @@ const server = sharedLayer(Layer.unwrapScoped(Effect.map(serverDatabase, (url) =
 
 runContractSuites("PGlite", pglite)
 runContractSuites("PostgreSQL", server)
+// PGlite's store keeps blobs in its directory (FileBlobStore, in the run above); the database's blob store on PGlite too.
+BlobStoreContract.suite("PgBlobStore on PGlite", PgBlobStore.layer.pipe(Layer.provide(pglite)))
 
 layer(server, { timeout: "60 seconds" })("EventLog visibility (PostgreSQL)", (it) => {
   it.effect("positions become visible in order: a second append to the workspace waits for the first transaction to end", () =>

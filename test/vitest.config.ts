@@ -52,6 +52,8 @@ export default defineConfig({
           include: [
             "test/http/meetings.test.ts",
             "test/http/action-items.test.ts",
+            "test/http/backlog.test.ts",
+            "test/http/context.test.ts",
             "test/http/idempotency.test.ts",
             "test/http/identity-deletion.test.ts",
             "test/http/oauth/flow.test.ts"

@@ -12,7 +12,19 @@ import { pgliteTemplate, serverDatabase } from "../../packages/store-pg/test/fix
 import { freePort } from "../support/process.js"
 import { convene } from "./support.js"
 
-const migrations = ["0001_init", "0002_rules_in_core", "0003_folded_titles", "0004_operator_administration", "0005_oauth", "0006_events", "0007_webhooks"]
+const migrations = [
+  "0001_init",
+  "0002_rules_in_core",
+  "0003_folded_titles",
+  "0004_operator_administration",
+  "0005_oauth",
+  "0006_events",
+  "0007_webhooks",
+  "0008_backlog",
+  "0009_attachments",
+  "0010_context",
+  "0011_rate_limits"
+]
 
 const scope = Effect.runSync(Scope.make())
 const scratch = Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-cli-migrate-"))

@@ -7,11 +7,16 @@ import type { StorePorts } from "@convene/core"
 import type { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
+import * as AttachmentStore from "./AttachmentStore.js"
+import * as BlobStore from "./BlobStore.js"
+import * as ContextStore from "./ContextStore.js"
+import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as CredentialStore from "./CredentialStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
+import * as RateLimitStore from "./RateLimitStore.js"
 import * as SessionStore from "./SessionStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
@@ -24,11 +29,16 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   CredentialStore.suite(name, layer)
   MeetingStore.suite(name, layer)
   AgendaItemStore.suite(name, layer)
+  ContextStore.suite(name, layer)
+  AttachmentStore.suite(name, layer)
+  BlobStore.suite(name, layer)
   ActionItemStore.suite(name, layer)
+  BacklogItemStore.suite(name, layer)
   IdempotencyStore.suite(name, layer)
   OAuthStore.suite(name, layer)
   SessionStore.suite(name, layer)
   EventLog.suite(name, layer)
   WebhookStore.suite(name, layer)
+  RateLimitStore.suite(name, layer)
   Transactor.suite(name, layer)
 }

@@ -17,10 +17,15 @@
 import {
   ActionItemStore,
   AgendaItemStore,
+  AttachmentStore,
+  BlobStore,
+  ContextStore,
+  BacklogItemStore,
   CredentialStore,
   EventLog,
   IdempotencyStore,
   OAuthStore,
+  RateLimitStore,
   SessionStore,
   MeetingStore,
   type StorePorts,
@@ -157,6 +162,37 @@ export const methods = {
     detachAgendaItem: "write",
     list: "read"
   },
+  BacklogItemStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    listOpen: "read",
+    listClosed: "read",
+    deleteByWorkspace: "write",
+    removePresenter: "write",
+    talkingPoints: "read",
+    talkingPointsOfEveryone: "read",
+    setTalkingPoints: "write",
+    deleteTalkingPointsOf: "write"
+  },
+  ContextStore: {
+    insert: "write",
+    get: "read",
+    text: "read",
+    list: "read",
+    delete: "write",
+    deleteByMeeting: "write",
+    deleteByWorkspace: "write"
+  },
+  AttachmentStore: {
+    insert: "write",
+    get: "read",
+    list: "read",
+    delete: "write",
+    deleteByMeeting: "write",
+    deleteByWorkspace: "write",
+    existing: "read"
+  },
   IdempotencyStore: { begin: "write", complete: "write", release: "write", deleteByScopes: "write", purgeExpired: "write" },
   OAuthStore: {
     insertClient: "write",
@@ -224,6 +260,9 @@ export const methods = {
   readonly MeetingStore: Methods<Context.Tag.Service<MeetingStore>>
   readonly AgendaItemStore: Methods<Context.Tag.Service<AgendaItemStore>>
   readonly ActionItemStore: Methods<Context.Tag.Service<ActionItemStore>>
+  readonly BacklogItemStore: Methods<Context.Tag.Service<BacklogItemStore>>
+  readonly ContextStore: Methods<Context.Tag.Service<ContextStore>>
+  readonly AttachmentStore: Methods<Context.Tag.Service<AttachmentStore>>
   readonly IdempotencyStore: Methods<Context.Tag.Service<IdempotencyStore>>
   readonly OAuthStore: Methods<Context.Tag.Service<OAuthStore>>
   readonly SessionStore: Methods<Context.Tag.Service<SessionStore>>
@@ -239,13 +278,20 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(MeetingStore, methods.MeetingStore),
   port(AgendaItemStore, methods.AgendaItemStore),
   port(ActionItemStore, methods.ActionItemStore),
+  port(BacklogItemStore, methods.BacklogItemStore),
+  port(ContextStore, methods.ContextStore),
+  port(AttachmentStore, methods.AttachmentStore),
   port(IdempotencyStore, methods.IdempotencyStore),
   port(OAuthStore, methods.OAuthStore),
   port(SessionStore, methods.SessionStore),
   port(EventLog, methods.EventLog),
   port(WebhookStore, methods.WebhookStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
-  Layer.service(Transactor)
+  Layer.service(Transactor),
+  // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.
+  Layer.service(BlobStore),
+  // Request counters are no part of any unit of work.
+  Layer.service(RateLimitStore)
 )
 
 export interface Recorded<A, E> {

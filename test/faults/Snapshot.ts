@@ -153,6 +153,13 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
       [...bySubject].map(([subject, points]) => ["talking_points", { agenda_item_id, subject, points }] as const)
     ),
   actionItems: (table) => perWorkspace(table).map((row) => ["action_items", row]),
+  backlogItems: (table) => perWorkspace(table).map((row) => ["backlog_items", row]),
+  backlogTalkingPoints: (table) =>
+    [...table].flatMap(([backlog_item_id, bySubject]) =>
+      [...bySubject].map(([subject, points]) => ["backlog_talking_points", { backlog_item_id, subject, points }] as const)
+    ),
+  contextItems: (table) => perWorkspace(table).map(({ row, text }) => ["context_items", { ...row, text }]),
+  attachments: (table) => perWorkspace(table).map((row) => ["attachments", row]),
   idempotency: (table) => [...HashMap.values(table)].map((row) => ["idempotency_records", row]),
   oauthClients: (table) => [...HashMap.values(table)].map((row) => ["oauth_clients", row]),
   authorizationCodes: (table) => [...HashMap.values(table)].map((row) => ["authorization_codes", row]),

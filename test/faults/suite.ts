@@ -13,10 +13,16 @@
 import {
   ActionItems,
   AgendaItems,
+  AssignBacklogItem,
+  BacklogItems,
   builtInTemplates,
+  ContextItemId,
+  ContextItemRow,
+  ContextStore,
   Convene,
   CreateActionItem,
   CreateAgendaItem,
+  CreateBacklogItem,
   CreateMeeting,
   Idempotency,
   type IdempotentRequest,
@@ -28,6 +34,7 @@ import {
   StoredResponse,
   TranscriptLine,
   UpdateAgendaItem,
+  UpdateBacklogItem,
   Users,
   Workspaces
 } from "@convene/core"
@@ -107,10 +114,18 @@ const operations: ReadonlyArray<Operation> = [
     }).pipe(Effect.orDie)
   },
   {
-    name: "Meetings.delete (with agenda, talking points, action item, transcript)",
-    writes: ["ActionItemStore.deleteByMeeting", "AgendaItemStore.deleteByMeeting", "MeetingStore.delete", "EventLog.append"],
+    name: "Meetings.delete (with agenda, talking points, action item, transcript, context)",
+    writes: [
+      "ActionItemStore.deleteByMeeting",
+      "AgendaItemStore.deleteByMeeting",
+      "ContextStore.deleteByMeeting",
+      "AttachmentStore.deleteByMeeting",
+      "MeetingStore.delete",
+      "EventLog.append"
+    ],
     changes: {
       events: added(1),
+      context_items: removed(1),
       action_items: removed(1),
       agenda_items: removed(standUp.agenda_items.length + 1),
       talking_points: removed(1),
@@ -128,6 +143,19 @@ const operations: ReadonlyArray<Operation> = [
       yield* meetings.appendTranscript(principal, meeting.id, [
         TranscriptLine.make({ offset_ms: 0, speaker: "Ann", text: "Hello" })
       ])
+      yield* (yield* ContextStore).insert(
+        ContextItemRow.make({
+          id: ContextItemId.make(crypto.randomUUID()),
+          workspace_id: meeting.workspace_id,
+          meeting_id: meeting.id,
+          kind: "notes",
+          file_name: "notes.md",
+          content_type: "text/markdown",
+          size: 6,
+          created_at: meeting.created_at
+        }),
+        "Notes\n"
+      )
       return meetings.delete(principal, meeting.id)
     }).pipe(Effect.orDie)
   },
@@ -187,6 +215,8 @@ const operations: ReadonlyArray<Operation> = [
       "MeetingStore.detachOwner",
       "AgendaItemStore.removePresenter",
       "AgendaItemStore.deleteTalkingPointsOf",
+      "BacklogItemStore.removePresenter",
+      "BacklogItemStore.deleteTalkingPointsOf",
       "ActionItemStore.unassignUser",
       "SessionStore.deleteByUser",
       "OAuthStore.deleteByUser",
@@ -220,7 +250,10 @@ const operations: ReadonlyArray<Operation> = [
     writes: [
       "ActionItemStore.deleteByWorkspace",
       "AgendaItemStore.deleteByWorkspace",
+      "ContextStore.deleteByWorkspace",
+      "AttachmentStore.deleteByWorkspace",
       "MeetingStore.deleteByWorkspace",
+      "BacklogItemStore.deleteByWorkspace",
       "EventLog.deleteByWorkspace",
       "WebhookStore.deleteByWorkspace",
       "SessionStore.deleteByWorkspace",
@@ -255,6 +288,27 @@ const operations: ReadonlyArray<Operation> = [
       const workspaces = yield* Workspaces
       return workspaces.delete(workspace.id)
     })
+  },
+  {
+    name: "BacklogItems.assign (an item with the caller's and a colleague's talking points)",
+    writes: [
+      "BacklogItemStore.update",
+      "AgendaItemStore.insert",
+      "AgendaItemStore.setTalkingPoints",
+      "EventLog.append",
+      "AgendaItemStore.setTalkingPoints",
+      "EventLog.append"
+    ],
+    changes: { backlog_items: changed(1), agenda_items: added(1), talking_points: added(2), events: added(2) },
+    prepare: Effect.gen(function*() {
+      const { principal } = yield* principalFor()
+      const colleague = yield* principalFor({ workspaceId: principal.workspace_id })
+      const meeting = yield* meetingOf(principal)
+      const backlog = yield* BacklogItems
+      const item = yield* backlog.create(principal, CreateBacklogItem.make({ title: "Pricing", talking_points: ["Mine"] }))
+      yield* backlog.update(colleague.principal, item.id, UpdateBacklogItem.make({ talking_points: ["Theirs"] }))
+      return backlog.assign(principal, item.id, AssignBacklogItem.make({ destination_meeting_id: meeting.id }))
+    }).pipe(Effect.orDie)
   },
   {
     name: "Idempotency.run of a work that writes twice (two agenda items)",

@@ -231,6 +231,46 @@ export const V1_ENDPOINTS: ReadonlyArray<{
   { method: "GET", template: "/v1/agenda-items/{id}", path: (id) => `/v1/agenda-items/${id}`, scope: "meetings:read" },
   { method: "PATCH", template: "/v1/agenda-items/{id}", path: (id) => `/v1/agenda-items/${id}`, body: () => ({ title: "U" }), scope: "meetings:write" },
   { method: "DELETE", template: "/v1/agenda-items/{id}", path: (id) => `/v1/agenda-items/${id}`, scope: "meetings:write" },
+  { method: "GET", template: "/v1/meetings/{id}/context", path: (id) => `/v1/meetings/${id}/context`, scope: "meetings:read" },
+  { method: "POST", template: "/v1/meetings/{id}/context", path: (id) => `/v1/meetings/${id}/context`, scope: "meetings:write" },
+  {
+    method: "GET",
+    template: "/v1/meetings/{id}/context/{context_id}",
+    path: (id) => `/v1/meetings/${id}/context/${id}`,
+    scope: "meetings:read"
+  },
+  {
+    method: "DELETE",
+    template: "/v1/meetings/{id}/context/{context_id}",
+    path: (id) => `/v1/meetings/${id}/context/${id}`,
+    scope: "meetings:write"
+  },
+  {
+    method: "GET",
+    template: "/v1/meetings/{id}/context/{context_id}/content",
+    path: (id) => `/v1/meetings/${id}/context/${id}/content`,
+    scope: "meetings:read"
+  },
+  { method: "GET", template: "/v1/meetings/{id}/attachments", path: (id) => `/v1/meetings/${id}/attachments`, scope: "meetings:read" },
+  { method: "POST", template: "/v1/meetings/{id}/attachments", path: (id) => `/v1/meetings/${id}/attachments`, scope: "meetings:write" },
+  {
+    method: "GET",
+    template: "/v1/meetings/{id}/attachments/{attachment_id}",
+    path: (id) => `/v1/meetings/${id}/attachments/${id}`,
+    scope: "meetings:read"
+  },
+  {
+    method: "DELETE",
+    template: "/v1/meetings/{id}/attachments/{attachment_id}",
+    path: (id) => `/v1/meetings/${id}/attachments/${id}`,
+    scope: "meetings:write"
+  },
+  {
+    method: "GET",
+    template: "/v1/meetings/{id}/attachments/{attachment_id}/download",
+    path: (id) => `/v1/meetings/${id}/attachments/${id}/download`,
+    scope: "meetings:read"
+  },
   { method: "GET", template: "/v1/action-items", path: () => "/v1/action-items", scope: "action-items:read" },
   {
     method: "POST",
@@ -242,6 +282,19 @@ export const V1_ENDPOINTS: ReadonlyArray<{
   { method: "GET", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, scope: "action-items:read" },
   { method: "PATCH", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, body: () => ({ title: "U" }), scope: "action-items:write" },
   { method: "DELETE", template: "/v1/action-items/{id}", path: (id) => `/v1/action-items/${id}`, scope: "action-items:write" },
+  { method: "GET", template: "/v1/backlog-items", path: () => "/v1/backlog-items", scope: "meetings:read" },
+  { method: "POST", template: "/v1/backlog-items", path: () => "/v1/backlog-items", body: () => ({ title: "T" }), scope: "meetings:write" },
+  { method: "GET", template: "/v1/backlog-items/history", path: () => "/v1/backlog-items/history", scope: "meetings:read" },
+  { method: "GET", template: "/v1/backlog-items/{id}", path: (id) => `/v1/backlog-items/${id}`, scope: "meetings:read" },
+  { method: "PATCH", template: "/v1/backlog-items/{id}", path: (id) => `/v1/backlog-items/${id}`, body: () => ({ title: "U" }), scope: "meetings:write" },
+  { method: "DELETE", template: "/v1/backlog-items/{id}", path: (id) => `/v1/backlog-items/${id}`, scope: "meetings:write" },
+  {
+    method: "POST",
+    template: "/v1/backlog-items/{id}/assign",
+    path: (id) => `/v1/backlog-items/${id}/assign`,
+    body: (id) => ({ destination_meeting_id: id }),
+    scope: "meetings:write"
+  },
   {
     method: "GET",
     template: "/v1/calendar/events",

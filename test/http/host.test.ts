@@ -22,7 +22,7 @@ describe("GET /v1/openapi.json and /docs", () => {
     expect(response.headers.get("content-type")).toContain("application/json")
     const document = JSON.parse(response.text)
     expect(typeof document.openapi).toBe("string")
-    expect(document.info.version).toBe("1.1.0")
+    expect(document.info.version).toBe("1.3.0")
     for (const endpoint of V1_ENDPOINTS) {
       expect(document.paths, `${endpoint.method} ${endpoint.template}`).toHaveProperty([endpoint.template, endpoint.method.toLowerCase()])
     }

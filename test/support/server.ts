@@ -35,6 +35,8 @@ export const startServer = async (options: {
   readonly store?: Layer.Layer<StorePorts, unknown>
   readonly operatorToken?: string | null
   readonly limits?: Partial<ServerLimits>
+  /** The request budgets (decisions.md's when left out, as a server started from the environment). */
+  readonly rateLimits?: HostConfig["rateLimits"]
 } = {}): Promise<RunningServer> => {
   const config: HostConfig = {
     port: 0,
@@ -45,7 +47,8 @@ export const startServer = async (options: {
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
     accessLog: false,
     tracing: false,
-    limits: { ...defaultLimits, ...options.limits }
+    limits: { ...defaultLimits, ...options.limits },
+    rateLimits: options.rateLimits
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   // The servers' own log lines (startup, access, shutdown) are tested in test/http/observability.test.ts and

@@ -8,7 +8,10 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
+import { AttachmentsApi } from "./Attachments.js"
+import { BacklogApi } from "./Backlog.js"
 import { CalendarApi } from "./Calendar.js"
+import { ContextApi } from "./Context.js"
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "./Errors.js"
 import { HealthApi } from "./Health.js"
 import { IdentityApi } from "./Identity.js"
@@ -19,14 +22,20 @@ import { OperatorApi } from "./Operator.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
-/** The version of the contract, in both documents. */
-const version = "1.1.0"
+/**
+ * The version of the contract, in both documents: the first-party document's release history (1.2.0 dynamic client
+ * registration and third-party OAuth with consent, 1.3.0 backlog items and meeting attachments).
+ */
+const version = "1.3.0"
 
 /** The first-party API: what /v1/openapi.json and /docs describe. */
 export class PublicApi extends HttpApi.make("convene")
   .add(MeetingsApi)
   .add(AgendaItemsApi)
+  .add(ContextApi)
+  .add(AttachmentsApi)
   .add(ActionItemsApi)
+  .add(BacklogApi)
   .add(CalendarApi)
   .add(IdentityApi)
   .add(WorkspaceApi)

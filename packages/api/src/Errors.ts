@@ -15,6 +15,7 @@ import {
   InsufficientScope,
   NotFound,
   PlanRequired,
+  RateLimited,
   TooManyStreams,
   Unauthenticated,
   ValidationError
@@ -170,6 +171,27 @@ export const StreamLimit = wire(
   429,
   (error, requestId) => Effect.as(header("retry-after", "5"), envelope("too_many_requests", error.message, requestId)),
   (b) => new TooManyStreams({ limit: 0, message: b.error })
+)
+
+export const RateLimitExceeded = wire(
+  RateLimited,
+  Schema.Struct({
+    code: Schema.Literal("rate_limit_exceeded").annotations({ description: "stable identifier" }),
+    message: Schema.String.annotations({ description: "the budget and when to retry" }),
+    request_id: Schema.String.annotations({ description: "the id also sent as the X-Request-Id header" })
+  }).annotations({
+    identifier: "RateLimitExceeded",
+    description: "the credential (or, without one, the client address) spent its request budget for the current " +
+      "minute; retry after Retry-After seconds. The compact body has no `error` field."
+  }),
+  429,
+  (error, requestId) =>
+    Effect.as(header("retry-after", String(error.retry_after_seconds)), {
+      code: "rate_limit_exceeded" as const,
+      message: error.message,
+      request_id: requestId
+    }),
+  (b) => new RateLimited({ limit: 0, retry_after_seconds: 0, message: b.message })
 )
 
 export const InFlight = wire(

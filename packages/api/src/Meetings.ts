@@ -134,7 +134,8 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .annotate(OpenApi.Summary, "Delete a meeting")
       .annotate(
         OpenApi.Description,
-        "Deletes the meeting with its participants, transcript, agenda items and action items, in one transaction; 204 " +
+        "Deletes the meeting with its participants, transcript, agenda items, action items and context items, in one " +
+          "transaction; 204 " +
           "with no body. Meeting OWNER or a workspace admin (an EDITOR or VIEWER gets 403). Scope meetings:write."
       )
   )
@@ -147,7 +148,8 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .annotate(
         OpenApi.Description,
         "The transcript as `text/plain; charset=utf-8`, one `[hh:mm:ss] Speaker: text` line per segment (the time is the " +
-          "segment's offset in the recording); empty when there is none. Scope meetings:read."
+          "segment's offset in the recording); empty when there is none. A context upload of kind `transcript` (WebVTT or " +
+          "SRT, POST /v1/meetings/{id}/context) adds its cues, PII-scrubbed. Scope meetings:read."
       )
   )
   .add(

@@ -54,6 +54,18 @@ order and white space aside) for 24 hours. The same key with another body or pat
 \`idempotency_key_reuse\`; a repeat while the first is in flight is 409 \`idempotency_conflict\` with Retry-After;
 a request that failed releases its key; a claim left by a crashed request frees after 5 minutes.
 
+**Rate limits.** Every request of a credential takes one unit of its budget, whatever the answer (a replay of an
+idempotent request too): per minute, FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200 (the workspace's plan; a plan
+change applies within 5 seconds). Requests that present no valid credential are counted per client address, 300 a
+minute. The budget is counted in windows of one clock minute (it is whole again when the minute turns) and shared by
+every server process of the installation. Every response of a /v1 path that takes a bearer token carries
+\`X-RateLimit-Limit\` (the budget), \`X-RateLimit-Remaining\` (units left in this minute) and \`X-RateLimit-Reset\`
+(when the minute ends, in seconds since the epoch); but for a body refused by its Content-Length (413), which is
+answered before the credential is read. Over budget: 429 with the compact body \`{code: "rate_limit_exceeded",
+message, request_id}\` (no \`error\` field) and \`Retry-After\` in seconds; the request does nothing. OAuth, the
+documents, health checks and the operator API are outside the budgets. Operators set the budgets with
+CONVENE_RATE_LIMITS (\`off\`, or e.g. \`FREE=120,ANONYMOUS=600\`).
+
 **Time.** Timestamps are RFC 3339 in UTC with a Z offset; request timestamps without an offset are read as UTC.
 Dates are YYYY-MM-DD.
 

@@ -2,14 +2,17 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import type { Principal } from "@convene/core"
 import { Context, Schema } from "effect"
-import { Missing, Unauthorized } from "./Errors.js"
+import { Missing, RateLimitExceeded, Unauthorized } from "./Errors.js"
 
 /** The principal the request's bearer token authenticates as. */
 export class CurrentPrincipal extends Context.Tag("@convene/api/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
-/** `Authorization: Bearer <token>` with a first-party token (svc_at_, svc_pat_, svc_slt_ or svc_wk_). */
+/**
+ * `Authorization: Bearer <token>` with a first-party token (svc_at_, svc_pat_, svc_slt_ or svc_wk_). It also takes
+ * the request's unit of its rate limit (429 `rate_limit_exceeded` over budget).
+ */
 export class Authenticate extends HttpApiMiddleware.Tag<Authenticate>()("Authenticate", {
-  failure: Unauthorized,
+  failure: Schema.Union(Unauthorized, RateLimitExceeded),
   provides: CurrentPrincipal,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(

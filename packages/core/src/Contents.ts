@@ -14,7 +14,10 @@ import { Effect, Layer } from "effect"
 import { ActionItemStore } from "./actions/ActionItemStore.js"
 import { AgendaItemReferences } from "./agenda/AgendaItemReferences.js"
 import { agendaFromTemplate } from "./agenda/AgendaItems.js"
+import { AttachmentStore } from "./attachments/AttachmentStore.js"
 import { AgendaItemStore } from "./agenda/AgendaItemStore.js"
+import { BacklogItemStore } from "./backlog/BacklogItemStore.js"
+import { ContextStore } from "./context/ContextStore.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { userCredentialKinds } from "./identity/Identity.js"
 import { IdentityReferences } from "./identity/IdentityReferences.js"
@@ -29,12 +32,19 @@ import { WebhookStore } from "./webhooks/WebhookStore.js"
 import { WorkspaceCounts } from "./workspaces/Workspace.js"
 import { WorkspaceContents } from "./workspaces/WorkspaceContents.js"
 
-export const meetingContents: Layer.Layer<MeetingContents, never, AgendaItemStore | ActionItemStore | Crypto> = Layer
+export const meetingContents: Layer.Layer<
+  MeetingContents,
+  never,
+  AgendaItemStore | ActionItemStore | ContextStore | AttachmentStore | Crypto
+> = Layer
   .effect(
     MeetingContents,
     Effect.gen(function*() {
       const agenda = yield* AgendaItemStore
       const actions = yield* ActionItemStore
+      const context = yield* ContextStore
+      // Attachment records go with the meeting; their bytes are left to Attachments.sweep.
+      const attachments = yield* AttachmentStore
       const crypto = yield* Crypto
       return MeetingContents.of({
         seed: (meeting, items) =>
@@ -44,7 +54,10 @@ export const meetingContents: Layer.Layer<MeetingContents, never, AgendaItemStor
           ),
         // Action items first: they may point at the agenda items.
         deleteAll: (workspaceId, meetingId) =>
-          Effect.zipRight(actions.deleteByMeeting(workspaceId, meetingId), agenda.deleteByMeeting(workspaceId, meetingId))
+          Effect.zipRight(actions.deleteByMeeting(workspaceId, meetingId), agenda.deleteByMeeting(workspaceId, meetingId)).pipe(
+            Effect.zipRight(context.deleteByMeeting(workspaceId, meetingId)),
+            Effect.zipRight(attachments.deleteByMeeting(workspaceId, meetingId))
+          )
       })
     })
   )
@@ -56,20 +69,28 @@ export const agendaItemReferences: Layer.Layer<AgendaItemReferences, never, Acti
 
 /**
  * A deleted user: their participant rows go (the owner's row of the meetings they own too), the meetings they
- * own stay without an owner (as a meeting created with a workspace API key), they stop presenting agenda items,
- * their private talking points go, and the action items assigned to them stay, unassigned. What is kept per
- * credential (idempotency records) goes with the credentials.
+ * own stay without an owner (as a meeting created with a workspace API key), they stop presenting agenda items
+ * and backlog items, their private talking points on both go, and the action items assigned to them stay,
+ * unassigned. What is kept per credential (idempotency records) goes with the credentials.
  */
 export const identityReferences: Layer.Layer<
   IdentityReferences,
   never,
-  MeetingStore | AgendaItemStore | ActionItemStore | IdempotencyStore | OAuthStore | SessionStore | WebhookStore
+  | MeetingStore
+  | AgendaItemStore
+  | ActionItemStore
+  | BacklogItemStore
+  | IdempotencyStore
+  | OAuthStore
+  | SessionStore
+  | WebhookStore
 > = Layer.effect(
   IdentityReferences,
   Effect.gen(function*() {
     const meetings = yield* MeetingStore
     const agenda = yield* AgendaItemStore
     const actions = yield* ActionItemStore
+    const backlog = yield* BacklogItemStore
     const idempotency = yield* IdempotencyStore
     const oauth = yield* OAuthStore
     const sessions = yield* SessionStore
@@ -82,6 +103,8 @@ export const identityReferences: Layer.Layer<
           yield* agenda.removePresenter(workspaceId, userId)
           // Talking points are kept per subject: a user's subject is their user id (see Access.subjectOf).
           yield* agenda.deleteTalkingPointsOf(workspaceId, userId)
+          yield* backlog.removePresenter(workspaceId, userId)
+          yield* backlog.deleteTalkingPointsOf(workspaceId, userId)
           yield* actions.unassignUser(workspaceId, userId)
           // Their sessions, authorization codes and grants (which point at their credentials, deleted next).
           yield* sessions.deleteByUser(userId)
@@ -107,6 +130,9 @@ export const workspaceContents: Layer.Layer<
   | MeetingStore
   | AgendaItemStore
   | ActionItemStore
+  | BacklogItemStore
+  | ContextStore
+  | AttachmentStore
   | IdempotencyStore
   | OAuthStore
   | SessionStore
@@ -123,6 +149,9 @@ export const workspaceContents: Layer.Layer<
     const meetings = yield* MeetingStore
     const agenda = yield* AgendaItemStore
     const actions = yield* ActionItemStore
+    const backlog = yield* BacklogItemStore
+    const context = yield* ContextStore
+    const attachments = yield* AttachmentStore
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookStore
     return WorkspaceContents.of({
@@ -150,7 +179,11 @@ export const workspaceContents: Layer.Layer<
           // Action items point at agenda items, both at meetings; meetings and credentials at users.
           yield* actions.deleteByWorkspace(workspaceId)
           yield* agenda.deleteByWorkspace(workspaceId)
+          yield* context.deleteByWorkspace(workspaceId)
+          // Attachment records; their bytes are left to Attachments.sweep.
+          yield* attachments.deleteByWorkspace(workspaceId)
           yield* meetings.deleteByWorkspace(workspaceId)
+          yield* backlog.deleteByWorkspace(workspaceId)
           yield* events.deleteByWorkspace(workspaceId)
           // Endpoints point at their creators (users): they go before the users.
           yield* webhooks.deleteByWorkspace(workspaceId)

@@ -8,8 +8,14 @@ import { Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
 import { WorkspaceAdmin } from "./administration/WorkspaceAdmin.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
+import { Attachments } from "./attachments/Attachments.js"
+import type { Digests } from "./attachments/BlobStore.js"
+import { BacklogItems } from "./backlog/Backlog.js"
 import { Calendar } from "./calendar/Calendar.js"
 import * as Contents from "./Contents.js"
+import { ContextForPrompt } from "./context/ContextForPrompt.js"
+import { ContextItems } from "./context/ContextItems.js"
+import type { TextExtractor } from "./context/TextExtractor.js"
 import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
 import { Authentication } from "./identity/Authentication.js"
@@ -41,6 +47,7 @@ export type Services =
   | Participants
   | AgendaItems
   | ActionItems
+  | BacklogItems
   | Calendar
   | WorkspaceAdmin
   | Idempotency
@@ -53,7 +60,15 @@ const identity = Tokens.layer.pipe(
   Layer.provide(Contents.layer)
 )
 
-const meetings = Layer.mergeAll(Meetings.layer, Participants.layer, AgendaItems.layer, ActionItems.layer, Calendar.layer).pipe(
+// BacklogItems creates agenda items through AgendaItems (the same layer value: built once).
+const meetings = Layer.mergeAll(
+  Meetings.layer,
+  Participants.layer,
+  AgendaItems.layer,
+  ActionItems.layer,
+  Calendar.layer,
+  BacklogItems.layer.pipe(Layer.provide(AgendaItems.layer))
+).pipe(
   Layer.provide(MeetingAccess.layer),
   Layer.provideMerge(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
   Layer.provide(Contents.layer),
@@ -93,3 +108,24 @@ export type WebhookServices = Webhooks | DeliveryWorker
  */
 export const webhooksLayer: Layer.Layer<WebhookServices, never, StorePorts | Crypto | Outbound | Mailer | SecretBox> = Layer
   .mergeAll(Webhooks.layer, DeliveryWorker.layer)
+
+export type ContextServices = ContextItems | ContextForPrompt
+
+/**
+ * Meeting context: uploads normalised, scrubbed and stored as text (ContextItems), and the one reader of that text
+ * (ContextForPrompt). Besides the store it needs the TextExtractor port (@convene/node: NodeTextExtractor), which
+ * reads PDF and DOCX files.
+ */
+export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Crypto | TextExtractor> = Layer.mergeAll(
+  ContextItems.layer.pipe(Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer)))),
+  ContextForPrompt.layer
+).pipe(Layer.provide(MeetingAccess.layer))
+
+/**
+ * Meeting attachments: files kept byte for byte, their bytes in the store's BlobStore. Besides the store it needs the
+ * Digests port (@convene/node: NodeDigests), which hashes the bytes as they stream.
+ */
+export const attachmentsLayer: Layer.Layer<Attachments, never, StorePorts | Crypto | Digests> = Attachments.layer.pipe(
+  Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
+  Layer.provide(MeetingAccess.layer)
+)

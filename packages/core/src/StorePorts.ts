@@ -1,5 +1,9 @@
 import type { ActionItemStore } from "./actions/ActionItemStore.js"
 import type { AgendaItemStore } from "./agenda/AgendaItemStore.js"
+import type { AttachmentStore } from "./attachments/AttachmentStore.js"
+import type { BlobStore } from "./attachments/BlobStore.js"
+import type { BacklogItemStore } from "./backlog/BacklogItemStore.js"
+import type { ContextStore } from "./context/ContextStore.js"
 import type { CredentialStore, UserStore } from "./identity/IdentityStore.js"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import type { MeetingStore } from "./meetings/MeetingStore.js"
@@ -7,6 +11,7 @@ import type { WorkspaceStore } from "./workspaces/WorkspaceStore.js"
 import type { EventLog } from "./events/EventLog.js"
 import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import type { Transactor } from "./ports/Transactor.js"
+import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
 import type { WebhookStore } from "./webhooks/WebhookStore.js"
 
 /** Every storage port a store adapter provides. */
@@ -17,9 +22,14 @@ export type StorePorts =
   | MeetingStore
   | AgendaItemStore
   | ActionItemStore
+  | BacklogItemStore
+  | ContextStore
+  | AttachmentStore
+  | BlobStore
   | IdempotencyStore
   | OAuthStore
   | EventLog
   | SessionStore
   | WebhookStore
+  | RateLimitStore
   | Transactor

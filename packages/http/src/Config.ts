@@ -1,6 +1,7 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
 import { NodeSecretBox, SmtpMailer } from "@convene/node"
-import { Config, type ConfigError, Either, Option, Redacted } from "effect"
+import { defaultPolicy, type Plan, type RateLimitPolicy } from "@convene/core"
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
 import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
 /**
@@ -25,6 +26,8 @@ export interface ServerLimits {
   readonly eventPollMs: number
   /** How often an event stream carries a `: keep-alive` comment (decisions.md: 15 s). */
   readonly streamKeepAliveMs: number
+  /** The largest file an upload may carry, in bytes (CONVENE_MAX_UPLOAD_BYTES; default 25 MiB; 413 past it). */
+  readonly maxUploadBytes: number
 }
 
 export const defaultLimits: ServerLimits = {
@@ -35,7 +38,8 @@ export const defaultLimits: ServerLimits = {
   shutdownTimeoutMs: 10_000,
   streamsPerCredential: 10,
   eventPollMs: 1_000,
-  streamKeepAliveMs: 15_000
+  streamKeepAliveMs: 15_000,
+  maxUploadBytes: 25 * 1024 * 1024
 }
 
 /** The identity room's settings: where the browser pages are, whether people sign in, the secret key. */
@@ -83,7 +87,46 @@ export interface HostConfig {
   readonly identity?: IdentityConfig | undefined
   /** Webhook and mail settings; left out: no private host allowed, mails logged. */
   readonly outbound?: OutboundConfig | undefined
+  /**
+   * Request budgets (CONVENE_RATE_LIMITS): left out, decisions.md's (FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200
+   * a minute per credential; 300 a minute per address without a credential); `"off"` counts nothing.
+   */
+  readonly rateLimits?: RateLimitPolicy | "off" | undefined
 }
+
+/** The budget names CONVENE_RATE_LIMITS takes. */
+const budgetNames = ["FREE", "PRO", "ELITE", "ENTERPRISE", "ANONYMOUS"] as const
+
+/**
+ * Reads CONVENE_RATE_LIMITS: `off`, or a comma list of `NAME=requests-a-minute` for any of FREE, PRO, ELITE,
+ * ENTERPRISE and ANONYMOUS (the others keep their defaults), e.g. `FREE=120,ANONYMOUS=600`.
+ */
+export const parseRateLimits = (text: string): Either.Either<RateLimitPolicy | "off", string> => {
+  if (text.trim().toLowerCase() === "off") return Either.right("off")
+  let policy = defaultPolicy
+  for (const entry of text.split(",").map((part) => part.trim()).filter((part) => part.length > 0)) {
+    const match = /^([A-Za-z]+)\s*=\s*(\d{1,9})$/.exec(entry)
+    const name = match?.[1]?.toUpperCase()
+    const budget = Number(match?.[2])
+    if (match === null || !budgetNames.includes(name as typeof budgetNames[number]) || !(budget > 0)) {
+      return Either.left(
+        `CONVENE_RATE_LIMITS: expected "off" or a comma list of NAME=requests-a-minute with NAME one of ` +
+          `${budgetNames.join(", ")} and a whole number from 1 to 999999999 (for example FREE=120,ANONYMOUS=600), not "${entry}"`
+      )
+    }
+    policy = name === "ANONYMOUS"
+      ? { ...policy, anonymous: budget }
+      : { ...policy, perPlan: { ...policy.perPlan, [name as Plan]: budget } }
+  }
+  return Either.right(policy)
+}
+
+const rateLimits = Config.string("CONVENE_RATE_LIMITS").pipe(
+  Config.mapOrFail((text) =>
+    Either.mapLeft(parseRateLimits(text), (message) => ConfigError.InvalidData([], message))
+  ),
+  Config.withDefault<RateLimitPolicy | "off">(defaultPolicy)
+)
 
 /** The outbound settings of a configuration, with the defaults of one that leaves them out. */
 export const outboundOf = (config: HostConfig): OutboundConfig =>
@@ -129,7 +172,14 @@ export const serverLimits: Config.Config<ServerLimits> = Config.all({
     Config.withDefault(defaultLimits.streamsPerCredential)
   ),
   eventPollMs: milliseconds("CONVENE_EVENT_POLL_MS", defaultLimits.eventPollMs),
-  streamKeepAliveMs: Config.succeed(defaultLimits.streamKeepAliveMs)
+  streamKeepAliveMs: Config.succeed(defaultLimits.streamKeepAliveMs),
+  maxUploadBytes: Config.integer("CONVENE_MAX_UPLOAD_BYTES").pipe(
+    Config.validate({
+      message: "must be a whole number of bytes from 1 to 2147483647 (2 GiB - 1)",
+      validation: (n) => n >= 1 && n <= 2_147_483_647
+    }),
+    Config.withDefault(defaultLimits.maxUploadBytes)
+  )
 }).pipe(
   Config.validate({
     message: "CONVENE_HEADERS_TIMEOUT_MS must not be longer than CONVENE_REQUEST_TIMEOUT_MS",
@@ -166,7 +216,8 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
     }),
     Config.option
   ),
-  mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option)
+  mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option),
+  rateLimits
 }).pipe(
   Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, mailFrom, secretKey, smtpUrl, ...rest }) => {
     const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
@@ -179,11 +230,25 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   })
 )
 
+/**
+ * Where attachments' bytes are kept (CONVENE_BLOB_STORE): `database` (PostgreSQL rows, the default on a PostgreSQL
+ * server, where several server processes share the database) or `filesystem` (files in `convene-blobs` under
+ * CONVENE_DATA_DIR, the default of the embedded store). The memory store keeps them in memory, whatever this says.
+ */
+export type BlobStoreChoice = "database" | "filesystem"
+
 /** Which store adapter runs: `memory` (CONVENE_STORE=memory), a PostgreSQL server (DATABASE_URL) or the embedded one. */
 export type StoreChoice =
   | { readonly _tag: "memory" }
-  | { readonly _tag: "server"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
-  | { readonly _tag: "embedded"; readonly dataDir: string }
+  | {
+    readonly _tag: "server"
+    readonly url: Redacted.Redacted<string>
+    readonly poolSize: number
+    /** Left out: `database`. With `filesystem`, in `convene-blobs` under `dataDir`. */
+    readonly blobs?: BlobStoreChoice | undefined
+    readonly dataDir?: string | undefined
+  }
+  | { readonly _tag: "embedded"; readonly dataDir: string; readonly blobs?: BlobStoreChoice | undefined }
 
 export const storeChoice: Config.Config<StoreChoice> = Config.all({
   store: Config.literal("memory")("CONVENE_STORE").pipe(Config.option),
@@ -192,14 +257,15 @@ export const storeChoice: Config.Config<StoreChoice> = Config.all({
     Config.validate({ message: "expected a whole number from 1 to 1000", validation: (size) => size >= 1 && size <= 1000 }),
     Config.withDefault(10)
   ),
-  dataDir: Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data"))
+  dataDir: Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data")),
+  blobs: Config.literal("database", "filesystem")("CONVENE_BLOB_STORE").pipe(Config.option)
 }).pipe(
-  Config.map(({ dataDir, poolSize, store, url }): StoreChoice =>
+  Config.map(({ blobs, dataDir, poolSize, store, url }): StoreChoice =>
     Option.isSome(store)
       ? { _tag: "memory" }
       : Option.isSome(url)
-      ? { _tag: "server", url: url.value, poolSize }
-      : { _tag: "embedded", dataDir }
+      ? { _tag: "server", url: url.value, poolSize, ...(Option.isSome(blobs) ? { blobs: blobs.value, dataDir } : {}) }
+      : { _tag: "embedded", dataDir, ...(Option.isSome(blobs) ? { blobs: blobs.value } : {}) }
   )
 )
 

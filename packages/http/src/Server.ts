@@ -4,16 +4,41 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Convene, Crypto, DeliveryWorker, EventFeed, Events, Idempotency, Sessions, SigningKeys, type StorePorts } from "@convene/core"
-import { JoseJwtSigner, LogMailer, NodeCrypto, NodeOutbound, NodeSecretBox, SmtpMailer } from "@convene/node"
+import {
+  Attachments,
+  Convene,
+  Crypto,
+  defaultPolicy,
+  DeliveryWorker,
+  EventFeed,
+  Events,
+  Idempotency,
+  RateLimits,
+  Sessions,
+  SigningKeys,
+  type StorePorts
+} from "@convene/core"
+import {
+  JoseJwtSigner,
+  LogMailer,
+  NodeCrypto,
+  NodeDigests,
+  NodeOutbound,
+  NodeSecretBox,
+  NodeTextExtractor,
+  SmtpMailer
+} from "@convene/node"
 import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
 import { type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Config.js"
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
+import { AttachmentsLive } from "./http/Attachments.js"
+import { BacklogLive } from "./http/Backlog.js"
 import * as BrowserRoutes from "./http/BrowserRoutes.js"
 import { CalendarLive } from "./http/Calendar.js"
+import { ContextLive } from "./http/Context.js"
 import * as Documents from "./http/Documents.js"
 import * as EventStreams from "./http/EventStreams.js"
 import { HealthLive } from "./http/Health.js"
@@ -27,6 +52,7 @@ import { WorkspaceLive } from "./http/Workspace.js"
 import { WebhooksLive } from "./http/Webhooks.js"
 import * as Routes from "./http/Routes.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
+import { MaxUploadBytes } from "./http/Uploads.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as NodeServer from "./NodeServer.js"
 import * as Store from "./Store.js"
@@ -34,8 +60,9 @@ import { StoreUnavailable } from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
 
 /**
- * Every ten minutes: deletes idempotency records past their window, ended sessions and old sign-in failures, and
- * events and finished webhook deliveries older than their retention (7 days).
+ * Every ten minutes: deletes idempotency records past their window, ended sessions and old sign-in failures,
+ * events and finished webhook deliveries older than their retention (7 days), and the stored bytes of attachments
+ * no record points at any more (those of deleted meetings and workspaces).
  */
 const Sweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -43,7 +70,10 @@ const Sweeper = Layer.scopedDiscard(
     const sessions = yield* Sessions
     const events = yield* Events
     const deliveries = yield* DeliveryWorker
-    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge(), deliveries.purge()], { discard: true }).pipe(
+    const attachments = yield* Attachments
+    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge(), deliveries.purge(), attachments.sweep()], {
+      discard: true
+    }).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("sweep of expired records failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.minutes(10))),
       Effect.forkScoped
@@ -106,7 +136,10 @@ export const ApiLive = (config: HostConfig) =>
     Layer.provide([
       MeetingsLive,
       AgendaItemsLive,
+      ContextLive,
+      AttachmentsLive,
       ActionItemsLive,
+      BacklogLive,
       CalendarLive,
       WorkspaceLive,
       IdentityLive,
@@ -115,17 +148,29 @@ export const ApiLive = (config: HostConfig) =>
       HealthLive
     ]),
     Layer.provide([AuthenticateLive, OperatorAuthLive(config)]),
-    Layer.provide(EventStreams.layer({ keepAlive: Duration.millis(config.limits.streamKeepAliveMs) }))
+    Layer.provide(EventStreams.layer({ keepAlive: Duration.millis(config.limits.streamKeepAliveMs) })),
+    // Every upload reader (Uploads.ts) holds files to this cap.
+    Layer.provide(Layer.succeed(MaxUploadBytes, config.limits.maxUploadBytes))
   )
+
+/** The request budgets the configuration asks for (none when it says "off"). */
+const RateLimitsLive = (config: HostConfig) =>
+  config.rateLimits === "off" ? Layer.empty : RateLimits.layerWith(config.rateLimits ?? defaultPolicy)
 
 /**
  * Every core service the API uses, the OAuth room included, on the store ports and the Crypto and PasswordHasher
  * ports (NodeCrypto): what `ServeLive` needs below it.
  */
 export const CoreLive = (config: HostConfig) =>
-  Layer.mergeAll(OAuthLive(config), WebhooksRoomLive(config)).pipe(
+  Layer.mergeAll(
+    OAuthLive(config),
+    WebhooksRoomLive(config),
+    Convene.contextLayer.pipe(Layer.provide(NodeTextExtractor.layer)),
+    Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
+  ).pipe(
     Layer.provide(SecretBoxLive(config)),
     Layer.provideMerge(Convene.layer),
+    Layer.merge(RateLimitsLive(config)),
     Layer.merge(EventFeed.layer({
       pollInterval: Duration.millis(config.limits.eventPollMs),
       streamsPerCredential: config.limits.streamsPerCredential

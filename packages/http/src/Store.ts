@@ -15,7 +15,7 @@ import * as StorePg from "@convene/store-pg"
 import { Effect, Layer, Redacted, Schedule, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import type { StoreChoice } from "./Config.js"
+import type { BlobStoreChoice, StoreChoice } from "./Config.js"
 
 /** The store cannot be used, for a reason retrying will not fix. The message is for the operator. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
@@ -144,13 +144,13 @@ const serverStore = (url: string, layer: Layer.Layer<StorePorts, unknown>): Laye
 /** Has PGlite created its cluster in this directory already? */
 const isCreated = (dataDir: string) => Fs.existsSync(Path.join(dataDir, "PG_VERSION"))
 
-const embeddedStore = (dataDir: string): Layer.Layer<StorePorts, StoreUnavailable> => {
+const embeddedStore = (dataDir: string, blobs: BlobStoreChoice): Layer.Layer<StorePorts, StoreUnavailable> => {
   const directory = Path.resolve(dataDir)
   return Layer.unwrapEffect(Effect.gen(function*() {
     if (!isCreated(directory)) {
       yield* Effect.logInfo(`creating the embedded database in ${directory} (first start only; it takes a few seconds)`)
     }
-    return StorePg.layerPglite({ dataDir: directory }).pipe(
+    return StorePg.layerPglite({ dataDir: directory }, blobPlacement(blobs, directory)).pipe(
       Layer.catchAll((error) =>
         Layer.fail(
           new StoreUnavailable({
@@ -164,14 +164,25 @@ const embeddedStore = (dataDir: string): Layer.Layer<StorePorts, StoreUnavailabl
   }))
 }
 
+/** Where a PostgreSQL store keeps attachments' bytes, as CONVENE_BLOB_STORE chose (see BlobStoreChoice). */
+const blobPlacement = (blobs: BlobStoreChoice, dataDir: string): StorePg.BlobPlacement =>
+  blobs === "database" ? { _tag: "database" } : { _tag: "directory", path: StorePg.blobDirectoryOf(Path.resolve(dataDir)) }
+
 /** The store layer for a choice, with its start told in the log and its failures in words. */
 export const layer = (choice: StoreChoice): Layer.Layer<StorePorts, StoreUnavailable> => {
   switch (choice._tag) {
     case "memory":
       return StoreMemory.layer
     case "server":
-      return serverStore(Redacted.value(choice.url), StorePg.layerPg({ url: choice.url, maxConnections: choice.poolSize }))
+      return serverStore(
+        Redacted.value(choice.url),
+        StorePg.layerPg({
+          url: choice.url,
+          maxConnections: choice.poolSize,
+          blobs: blobPlacement(choice.blobs ?? "database", choice.dataDir ?? "./.convene/data")
+        })
+      )
     case "embedded":
-      return embeddedStore(choice.dataDir)
+      return embeddedStore(choice.dataDir, choice.blobs ?? "filesystem")
   }
 }

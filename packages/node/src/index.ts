@@ -1,6 +1,8 @@
 export * as JoseJwtSigner from "./JoseJwtSigner.js"
 export * as LogMailer from "./LogMailer.js"
 export * as NodeCrypto from "./NodeCrypto.js"
+export * as NodeDigests from "./NodeDigests.js"
 export * as NodeOutbound from "./NodeOutbound.js"
 export * as NodeSecretBox from "./NodeSecretBox.js"
 export * as SmtpMailer from "./SmtpMailer.js"
+export * as NodeTextExtractor from "./NodeTextExtractor.js"

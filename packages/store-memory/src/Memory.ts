@@ -14,7 +14,13 @@ import type {
   ActionItemId,
   AgendaItemId,
   AgendaItemRow,
+  AttachmentId,
+  AttachmentRow,
   AuthorizationCode,
+  ContextItemId,
+  ContextItemRow,
+  BacklogItemId,
+  BacklogItemRow,
   Credential,
   CredentialId,
   Delivery,
@@ -83,6 +89,13 @@ export interface State {
   /** Talking points by item, then by subject. */
   readonly talkingPoints: HashMap.HashMap<AgendaItemId, HashMap.HashMap<string, ReadonlyArray<string>>>
   readonly actionItems: ByWorkspace<ActionItemId, ActionItem>
+  readonly backlogItems: ByWorkspace<BacklogItemId, BacklogItemRow>
+  /** Talking points on backlog items by item, then by subject. */
+  readonly backlogTalkingPoints: HashMap.HashMap<BacklogItemId, HashMap.HashMap<string, ReadonlyArray<string>>>
+  /** Context items with their (scrubbed) text. */
+  readonly contextItems: ByWorkspace<ContextItemId, { readonly row: ContextItemRow; readonly text: string }>
+  /** Attachment records (their bytes are in the BlobStore, outside this state). */
+  readonly attachments: ByWorkspace<AttachmentId, AttachmentRow>
   /** Idempotency records by `JSON.stringify([scope, key])`. */
   readonly idempotency: HashMap.HashMap<string, IdempotencyRecord>
   /** OAuth clients by client_id. */
@@ -123,6 +136,10 @@ const empty: State = {
   agendaItems: HashMap.empty(),
   talkingPoints: HashMap.empty(),
   actionItems: HashMap.empty(),
+  backlogItems: HashMap.empty(),
+  backlogTalkingPoints: HashMap.empty(),
+  contextItems: HashMap.empty(),
+  attachments: HashMap.empty(),
   idempotency: HashMap.empty(),
   oauthClients: HashMap.empty(),
   authorizationCodes: HashMap.empty(),

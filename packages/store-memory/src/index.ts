@@ -2,10 +2,14 @@
  * The in-memory store adapter: every storage port over one immutable state value. Nothing persists; each
  * build of `layer` starts empty. Storage only: the rules live in @convene/core.
  */
-import type { StorePorts } from "@convene/core"
+import { RateLimitStores, type StorePorts } from "@convene/core"
 import { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
+import * as AttachmentStore from "./AttachmentStore.js"
+import * as MemoryBlobStore from "./BlobStore.js"
+import * as ContextStore from "./ContextStore.js"
+import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as IdentityStore from "./IdentityStore.js"
@@ -24,6 +28,9 @@ import * as WorkspaceStore from "./WorkspaceStore.js"
  */
 export { Memory }
 
+/** Blobs in memory: the in-memory store's BlobStore (`layer` includes it). */
+export { MemoryBlobStore }
+
 export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   WorkspaceStore.layer,
   IdentityStore.userLayer,
@@ -31,10 +38,13 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   MeetingStore.layer,
   AgendaItemStore.layer,
   ActionItemStore.layer,
+  ContextStore.layer,
+  AttachmentStore.layer,
+  BacklogItemStore.layer,
   IdempotencyStore.layer,
   OAuthStore.oauthLayer,
   OAuthStore.sessionLayer,
   EventLog.layer,
   WebhookStore.layer,
   Transactor.layer
-).pipe(Layer.provide(Memory.layer))
+).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

@@ -429,6 +429,117 @@ const webhooks = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Request counters of the rate limits: one row per (key, window), dropped once their window ended. UNLOGGED: a
+ * crash of the server empties it, which only ever gives callers more room; no WAL is written for a request's count.
+ */
+const rateLimits = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE UNLOGGED TABLE rate_limit_counters (
+    key text NOT NULL,
+    window_start bigint NOT NULL,
+    hits integer NOT NULL,
+    PRIMARY KEY (key, window_start)
+  )`
+  yield* sql`CREATE INDEX rate_limit_counters_window_idx ON rate_limit_counters (window_start)`
+})
+
+/**
+ * The workspace's backlog (BacklogItemStore): open and closed items in one table, and their private talking points
+ * per subject (ON DELETE CASCADE, like the agenda's). Items point at their workspace through a foreign key checked
+ * at commit (core deletes them before the workspace); presenters are user ids without one, as on agenda items (core
+ * takes a deleted user out); a closed item's destination meeting is kept as history, without one either (the
+ * meeting may be deleted later). The partial indexes serve the two lists: open items oldest first, closed ones most
+ * recently closed first.
+ */
+const backlog = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE TABLE backlog_items (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    title text NOT NULL,
+    description text,
+    presenters text[] NOT NULL,
+    status text NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    assigned_at timestamptz,
+    destination_meeting_id uuid,
+    deleted_at timestamptz
+  )`
+  yield* sql`CREATE INDEX backlog_items_open_idx ON backlog_items (workspace_id, created_at, id) WHERE status = 'open'`
+  yield* sql`CREATE INDEX backlog_items_closed_idx ON backlog_items
+    (workspace_id, (coalesce(assigned_at, deleted_at)) DESC, id DESC) WHERE status <> 'open'`
+
+  yield* sql`CREATE TABLE backlog_talking_points (
+    backlog_item_id uuid NOT NULL REFERENCES backlog_items (id) ON DELETE CASCADE,
+    subject text NOT NULL,
+    points text[] NOT NULL,
+    PRIMARY KEY (backlog_item_id, subject)
+  )`
+  yield* sql`CREATE INDEX backlog_talking_points_subject_idx ON backlog_talking_points (subject)`
+})
+
+/**
+ * Meeting context: each item with its normalised, scrubbed text (the upload itself is never stored). Items go with
+ * their meeting and workspace through core (Contents.ts), as agenda items do.
+ */
+const context = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE context_items (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) DEFERRABLE INITIALLY DEFERRED,
+    kind text NOT NULL,
+    file_name text NOT NULL,
+    content_type text NOT NULL,
+    size integer NOT NULL CHECK (size >= 0),
+    text text NOT NULL,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX context_items_meeting_order_idx ON context_items (workspace_id, meeting_id, created_at, id)`
+})
+
+/**
+ * Meeting attachments: the records (their bytes are in a BlobStore, under the attachment's id), and the tables of
+ * the PostgreSQL BlobStore (PgBlobStore): a blob's bytes in chunks of a fixed size, so that neither the server nor
+ * the database holds a whole file at once. A blob's rows are written outside any transaction while it streams
+ * in, and become visible (`complete`) in one statement at the end. Records go with their meeting and workspace
+ * through core (Contents.ts); blobs no record points at are deleted by core's sweep.
+ */
+const attachments = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE attachments (
+    id uuid PRIMARY KEY,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    meeting_id uuid NOT NULL REFERENCES meetings (id) DEFERRABLE INITIALLY DEFERRED,
+    file_name text NOT NULL,
+    content_type text NOT NULL,
+    size integer NOT NULL CHECK (size >= 0),
+    sha256 text NOT NULL,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX attachments_meeting_order_idx ON attachments (workspace_id, meeting_id, created_at, id)`
+
+  yield* sql`CREATE TABLE blobs (
+    id uuid PRIMARY KEY,
+    key text NOT NULL,
+    size bigint NOT NULL DEFAULT 0 CHECK (size >= 0),
+    chunk_size integer NOT NULL CHECK (chunk_size > 0),
+    complete boolean NOT NULL DEFAULT false,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE UNIQUE INDEX blobs_complete_key_idx ON blobs (key) WHERE complete`
+  yield* sql`CREATE INDEX blobs_key_idx ON blobs (key, created_at)`
+  yield* sql`CREATE TABLE blob_chunks (
+    blob_id uuid NOT NULL REFERENCES blobs (id) ON DELETE CASCADE,
+    index integer NOT NULL CHECK (index >= 0),
+    data bytea NOT NULL,
+    PRIMARY KEY (blob_id, index)
+  )`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -437,7 +548,11 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_operator_administration": operatorAdministration,
   "0005_oauth": oauth,
   "0006_events": events,
-  "0007_webhooks": webhooks
+  "0007_webhooks": webhooks,
+  "0008_backlog": backlog,
+  "0009_attachments": attachments,
+  "0010_context": context,
+  "0011_rate_limits": rateLimits
 }
 
 const runMigrator = Migrator.make({})

@@ -102,7 +102,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
     execute: ({ id, workspaceId }) =>
       sql`SELECT meeting_id, offset_ms::text AS offset_ms, speaker, text, created_at FROM transcript_segments
           WHERE workspace_id = ${workspaceId} AND meeting_id = ${id}
-          ORDER BY offset_ms, seq`
+          ORDER BY transcript_segments.offset_ms, seq`
   })
 
   return MeetingStore.of({

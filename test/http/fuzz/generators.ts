@@ -108,6 +108,7 @@ const pick = <A>(items: ReadonlyArray<A>): fc.Arbitrary<A> => fc.constantFrom(..
 const poolOf = (world: World, name: string): ReadonlyArray<string> => {
   switch (name) {
     case "meeting_id":
+    case "destination_meeting_id":
       return world.ids.meetings
     case "agenda_item_id":
       return world.ids.agendaItems
@@ -290,6 +291,8 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.agendaItems
     case "action-items":
       return world.ids.actionItems
+    case "backlog-items":
+      return world.ids.backlogItems
     case "events":
       return world.ids.calendarEvents
     case "tokens":
@@ -300,6 +303,10 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.users
     case "participants":
       return world.ids.participants[params.id ?? ""] ?? world.ids.users
+    case "attachments":
+      return world.ids.attachments[params.id ?? ""] ?? []
+    case "context":
+      return world.ids.contextItems[params.id ?? ""] ?? []
     case "webhooks":
       return world.ids.webhooks
     case "members":
@@ -431,6 +438,108 @@ const jsonBody = (body: Json | undefined, contentType = "application/json"): { h
 const routed = (_op: Operation, expect: Omit<Expectation, "routed">): Expectation => ({ ...expect, routed: true })
 
 // ---------------------------------------------------------------------------------------------------------
+// Uploads (multipart/form-data, decisions.md "Uploads")
+
+/** One part of a multipart body: a text field (no filename) or a file. */
+interface Part {
+  readonly name: string
+  readonly filename?: string
+  readonly contentType?: string
+  readonly data: Buffer
+}
+
+const BOUNDARY = "----ConveneFuzzBoundary7MA4YWxk"
+
+/** The bytes of a multipart body; `close: false` leaves the closing boundary out. */
+const multipartBytes = (parts: ReadonlyArray<Part>, options: { readonly boundary?: string; readonly close?: boolean } = {}) => {
+  const boundary = options.boundary ?? BOUNDARY
+  const chunks: Array<Buffer> = []
+  for (const part of parts) {
+    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}`
+    const type = part.contentType === undefined ? "" : `content-type: ${part.contentType}\r\n`
+    chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: ${disposition}\r\n${type}\r\n`, "utf8"), part.data, Buffer.from("\r\n"))
+  }
+  if (options.close !== false) chunks.push(Buffer.from(`--${boundary}--\r\n`))
+  return Buffer.concat(chunks)
+}
+
+const uploadBody = (parts: ReadonlyArray<Part>, options: { readonly boundary?: string; readonly close?: boolean } = {}) => ({
+  contentType: `multipart/form-data; boundary=${BOUNDARY}`,
+  body: { kind: "bytes", bytes: multipartBytes(parts, options) } as WireBody
+})
+
+/** Files worth uploading: text with personal data, Markdown, WebVTT, SRT, binary bytes, an image, an empty file. */
+const sampleFiles: ReadonlyArray<Part> = [
+  { name: "file", filename: "notes.txt", contentType: "text/plain", data: Buffer.from("Call Ann on +44 20 7946 0958 or ann@example.com\r\n", "utf8") },
+  { name: "file", filename: "plan.md", contentType: "text/markdown; charset=utf-8", data: Buffer.from("# Plan\n\n- ship 1.3\n- card 4111 1111 1111 1111\n", "utf8") },
+  { name: "file", filename: "call.vtt", contentType: "text/vtt", data: Buffer.from("WEBVTT\n\n00:00:01.000 --> 00:00:02.500\n<v Bo>Morning\n", "utf8") },
+  { name: "file", filename: "call.srt", contentType: "application/x-subrip", data: Buffer.from("1\n00:00:01,000 --> 00:00:02,000\nAnn: Hi\n", "utf8") },
+  { name: "file", filename: "bytes.bin", contentType: "application/octet-stream", data: Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256)) },
+  { name: "file", filename: "pixel.png", contentType: "image/png", data: Buffer.from("89504e470d0a1a0a0000000d49484452", "hex") },
+  { name: "file", filename: "empty.txt", contentType: "text/plain", data: Buffer.alloc(0) },
+  { name: "file", filename: "../../etc/pass\"wd;.txt", contentType: "text/plain", data: Buffer.from("path", "utf8") },
+  { name: "file", filename: "Résumé 履歴.txt", contentType: "text/plain; charset=utf-8", data: Buffer.from("héllo", "utf8") },
+  { name: "file", filename: "no-type", data: Buffer.from("plain bytes", "utf8") }
+]
+
+/** The text fields of an upload with values its schema takes (an enum's members), each present or not. */
+const uploadFieldsArb = (op: Operation): fc.Arbitrary<ReadonlyArray<Part>> =>
+  fc.tuple(...(op.upload?.fields ?? []).map((field) => {
+    const values = Array.isArray(field.schema.enum) ? field.schema.enum.map(String) : ["text"]
+    return fc.option(pick(values).map((value): Part => ({ name: field.name, data: Buffer.from(value, "utf8") })), { nil: undefined })
+  })).map((parts) => parts.filter((part): part is Part => part !== undefined))
+
+/** A sound upload: one of the sample files, the text fields before or after it. */
+const soundUploadArb = (op: Operation): fc.Arbitrary<{ label: string; parts: ReadonlyArray<Part> }> =>
+  fc.tuple(pick(sampleFiles), uploadFieldsArb(op), fc.boolean()).map(([file, fields, fieldsFirst]) => ({
+    label: `${file.filename ?? "file"}${fields.length === 0 ? "" : ` with ${fields.map((f) => `${f.name}=${f.data.toString()}`).join(", ")}`}`,
+    parts: fieldsFirst ? [...fields, file] : [file, ...fields]
+  }))
+
+/** The upload a request carries when its case changes something else: a small text file. */
+const defaultUpload = (): ReadonlyArray<Part> => [sampleFiles[0]!]
+
+/** Uploads the rules refuse, with the answer: the part structure, the text fields, the multipart syntax, the media type. */
+const hostileUploadArb = (op: Operation) => {
+  const file = sampleFiles[0]!
+  const sound = multipartBytes([file])
+  type Refused = { label: string; contentType: string | null; body: WireBody; statuses: ReadonlyArray<number>; codes: ReadonlyArray<string>; names?: string }
+  const firstOf = (schema: JsonSchema) => String(Array.isArray(schema.enum) ? schema.enum[0] : "x")
+  const invalid = (label: string, parts: ReadonlyArray<Part>, names?: string): Refused => ({
+    label,
+    ...uploadBody(parts),
+    statuses: [400],
+    codes: ["validation_error"],
+    ...(names === undefined ? {} : { names })
+  })
+  const broken = (label: string, contentType: string, bytes: Buffer): Refused => ({ label, contentType, body: { kind: "bytes", bytes } as WireBody, statuses: [400], codes: ["bad_request"] })
+  const unsupported = (label: string, contentType: string | null, bytes: Buffer): Refused => ({ label, contentType, body: { kind: "bytes", bytes } as WireBody, statuses: [415], codes: ["unsupported_media_type"] })
+  const enumFields = (op.upload?.fields ?? []).filter((field) => Array.isArray(field.schema.enum))
+  const choices: Array<fc.Arbitrary<Refused>> = [
+    fc.constant(invalid("no file part", enumFields.map((f) => ({ name: f.name, data: Buffer.from(firstOf(f.schema)) })), "file")),
+    fc.constant(invalid("two files in `file`", [file, { ...file, filename: "second.txt" }], "file")),
+    fc.constant(invalid("the file sent as a text field", [{ name: "file", data: file.data }], "file")),
+    fc.constant(invalid("the file in another field", [{ ...file, name: "upload" }])),
+    fc.constant(invalid("a second file in another field", [file, { ...file, name: "attachment" }])),
+    fc.constant(broken("no closing boundary", `multipart/form-data; boundary=${BOUNDARY}`, multipartBytes([file], { close: false }))),
+    fc.constant(broken("another boundary than declared", "multipart/form-data; boundary=something-else", sound)),
+    fc.constant(broken("no boundary parameter", "multipart/form-data", sound)),
+    fc.constant(broken("a part without headers", `multipart/form-data; boundary=${BOUNDARY}`, Buffer.from(`--${BOUNDARY}\r\n\r\nbare\r\n--${BOUNDARY}--\r\n`))),
+    fc.constant(broken("an empty body", `multipart/form-data; boundary=${BOUNDARY}`, Buffer.alloc(0))),
+    pick(["application/json", "text/plain", "application/octet-stream", "application/x-www-form-urlencoded", "multipart/mixed; boundary=" + BOUNDARY])
+      .map((type) => unsupported(`Content-Type ${type}`, type, type.startsWith("multipart") ? sound : Buffer.from("{\"file\":\"x\"}"))),
+    fc.constant(unsupported("no Content-Type", null, sound))
+  ]
+  for (const field of enumFields) {
+    choices.push(pick(["", "DOCUMENT", "unknown", "x".repeat(300)]).map((value) =>
+      invalid(`${field.name}=${value.length > 20 ? `${value.length} × x` : JSON.stringify(value)}`, [{ name: field.name, data: Buffer.from(value) }, file], field.name)))
+    choices.push(fc.constant(invalid(`${field.name} given twice`, [{ name: field.name, data: Buffer.from(firstOf(field.schema)) }, { name: field.name, data: Buffer.from(firstOf(field.schema)) }, file], field.name)))
+  }
+  return fc.oneof(...choices)
+}
+
+
+// ---------------------------------------------------------------------------------------------------------
 // Valid-ish requests
 
 const mediaTypes = ["application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", "Application/JSON", "application/json; charset=\"utf-8\""]
@@ -444,10 +553,14 @@ export const validCase = (doc: OpenApiDocument, world: World, op: Operation): fc
       pick(credentials),
       pick(mediaTypes),
       op.idempotent ? fc.option(pick(["key-1", "key-2", `key-${"z".repeat(200)}`]), { nil: undefined }) : fc.constant(undefined),
-      fc.option(pick(["utm_source=x", "unknown=1"]), { nil: undefined })
+      fc.option(pick(["utm_source=x", "unknown=1"]), { nil: undefined }),
+      op.upload === undefined ? fc.constant(undefined) : soundUploadArb(op)
     )
-    .map(([base, credential, mediaType, key, extraQuery]) => {
-      const sent = jsonBody(base.body, mediaType)
+    .map(([base, credential, jsonMediaType, key, extraQuery, upload]) => {
+      const mediaType = upload === undefined ? jsonMediaType : `upload of ${upload.label}`
+      const sent = upload === undefined
+        ? jsonBody(base.body, mediaType)
+        : (({ body, contentType }) => ({ headers: { "content-type": contentType } as Record<string, string>, body }))(uploadBody(upload.parts))
       const query = queryText(base.query)
       const extra = extraQuery === undefined ? "" : `${query === "" ? "?" : "&"}${extraQuery}`
       return makeCase({
@@ -494,7 +607,9 @@ const assemble = (
   }
 ): { credential: Credential; request: WireRequest } => {
   const credential = change.credential ?? rightful(op)
-  const sent = jsonBody(base.body)
+  const sent = op.upload !== undefined && base.body === undefined
+    ? (({ body, contentType }) => ({ headers: { "content-type": contentType }, body }))(uploadBody(defaultUpload()))
+    : jsonBody(base.body)
   const body = change.body === null ? undefined : change.body ?? sent.body
   const contentType = change.contentType === null ? undefined : change.contentType ?? sent.headers["content-type"]
   return {
@@ -927,6 +1042,18 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
         ...(d.echo === undefined ? {} : { echoes: [d.echo] })
       }
     })))
+  }
+
+  if (op.upload !== undefined && secured) {
+    // 400 and 415: uploads whose parts, text fields, multipart syntax or media type the rules refuse.
+    add(8, fc.tuple(baseArb(ctx, op), hostileUploadArb(op)).map(([base, u]) => {
+      const built = assemble(world, op, base, { body: u.body, contentType: u.contentType })
+      return {
+        mutation: `upload: ${u.label}`,
+        ...built,
+        expect: routed(op, { statuses: u.statuses, codes: u.codes, ...(u.names === undefined ? {} : { names: u.names }) })
+      }
+    }))
   }
 
   if (queries.length > 0 && secured) {

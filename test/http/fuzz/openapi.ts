@@ -41,6 +41,14 @@ export interface Operation {
   readonly pathMethods: ReadonlyArray<string>
   /** Whether it honours Idempotency-Key. */
   readonly idempotent: boolean
+  /** A `multipart/form-data` upload: its file fields (format binary) and text fields with their schemas. */
+  readonly upload: Upload | undefined
+}
+
+export interface Upload {
+  readonly files: ReadonlyArray<string>
+  readonly required: ReadonlyArray<string>
+  readonly fields: ReadonlyArray<{ readonly name: string; readonly schema: JsonSchema }>
 }
 
 const isObject = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
@@ -76,6 +84,18 @@ const fieldsOf = (doc: OpenApiDocument, schema: unknown): Array<string> => {
   const members = [...(Array.isArray(resolved.anyOf) ? resolved.anyOf : []), ...(Array.isArray(resolved.oneOf) ? resolved.oneOf : [])]
   if (members.length > 0) return members.flatMap((member) => fieldsOf(doc, member))
   return Object.keys(isObject(resolved.properties) ? resolved.properties : {})
+}
+
+const uploadOf = (doc: OpenApiDocument, content: unknown): Upload | undefined => {
+  if (!isObject(content) || !isObject(content["multipart/form-data"])) return undefined
+  const schema = resolve(doc, (content["multipart/form-data"] as JsonSchema).schema)
+  const properties = Object.entries(isObject(schema.properties) ? schema.properties : {})
+    .map(([name, property]) => ({ name, schema: resolve(doc, property) }))
+  return {
+    files: properties.filter(({ schema: s }) => s.format === "binary").map(({ name }) => name),
+    required: Array.isArray(schema.required) ? schema.required.map(String) : [],
+    fields: properties.filter(({ schema: s }) => s.format !== "binary")
+  }
 }
 
 const jsonSchemaOf = (doc: OpenApiDocument, content: unknown): JsonSchema | undefined => {
@@ -135,7 +155,8 @@ export const operations = (doc: OpenApiDocument): ReadonlyArray<Operation> =>
         failureFields,
         success,
         pathMethods,
-        idempotent: parameters.some((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === "idempotency-key")
+        idempotent: parameters.some((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === "idempotency-key"),
+        upload: requestBody === undefined ? undefined : uploadOf(doc, requestBody.content)
       } satisfies Operation]
     })
   })

@@ -89,6 +89,13 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
   const requestId = header(response, "x-request-id")
   if (status >= 500) problems.push(`answered ${status}: the server failed`)
   if (requestId === undefined || requestId === "") problems.push("no X-Request-Id header")
+  // decisions.md: every response of the bearer API tells where the caller's request budget stands; but for a body
+  // refused by its Content-Length alone (413), which the host answers before anyone reads the credential.
+  if (c.expect.routed && c.op.security === "bearer" && status !== 413) {
+    for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) {
+      if (!/^\d+$/.test(header(response, name) ?? "")) problems.push(`no ${name} header`)
+    }
+  }
   const body = response.json
   if (status >= 300) {
     if (!(header(response, "content-type") ?? "").includes("application/json")) {

@@ -28,6 +28,12 @@ export interface World {
     readonly meetings: ReadonlyArray<string>
     readonly agendaItems: ReadonlyArray<string>
     readonly actionItems: ReadonlyArray<string>
+    /** Open backlog items of the workspace (one more was assigned and one deleted: they are in the history only). */
+    readonly backlogItems: ReadonlyArray<string>
+    /** Attachments by meeting (`{attachment_id}` values follow their meeting's `{id}`). */
+    readonly attachments: Readonly<Record<string, ReadonlyArray<string>>>
+    /** Context items by meeting (a document, notes, and a WebVTT transcript). */
+    readonly contextItems: Readonly<Record<string, ReadonlyArray<string>>>
     /** Events of the owner's calendar (an event's id is its meeting's: the owner takes part in every meeting above). */
     readonly calendarEvents: ReadonlyArray<string>
     /** Users of the workspace. */
@@ -62,7 +68,8 @@ const expectStatus = async (response: Promise<Awaited<ReturnType<Client["get"]>>
 /**
  * A PRO workspace with an owner, a reader, an API key and a spare one; three meetings (scheduled with times, instant,
  * cancelled), participants (a workspace user and a guest), agenda items with talking points and presenters,
- * action items (one tied to an agenda item, one completed) and a second token of the owner. And the owner of
+ * action items (one tied to an agenda item, one completed), backlog items (two open, one assigned, one deleted),
+ * attachments and context items on every meeting (a WebVTT transcript among them) and a second token of the owner. And the owner of
  * another workspace with a meeting of their own.
  */
 export const provisionWorld = async (url: string, label: string): Promise<World> => {
@@ -113,6 +120,56 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
   })
   const done = await createActionItem(api, instant.id, { title: "Book a room", status: "completed" })
   const review = await createActionItem(api, scheduled.id, { title: "Review the draft" })
+  const pricing = await expectStatus(
+    api.post("/v1/backlog-items", {
+      title: "Pricing",
+      description: "What we charge",
+      talking_points: ["cheaper"],
+      presenters: [owner.userId, editor.userId]
+    }),
+    201,
+    "create a backlog item"
+  )
+  const hiring = await expectStatus(api.post("/v1/backlog-items", { title: "Hiring" }), 201, "create a backlog item")
+  const moved = await expectStatus(api.post("/v1/backlog-items", { title: "Moved" }), 201, "create a backlog item")
+  await expectStatus(
+    api.post(`/v1/backlog-items/${moved.id}/assign`, { destination_meeting_id: scheduled.id }),
+    200,
+    "assign a backlog item"
+  )
+  const dropped = await expectStatus(api.post("/v1/backlog-items", { title: "Dropped" }), 201, "create a backlog item")
+  await expectStatus(api.delete(`/v1/backlog-items/${dropped.id}`), 204, "delete a backlog item")
+  // Uploads: multipart/form-data with the file in `file` (and the context's `kind`).
+  const upload = async (path: string, file: { readonly name: string; readonly type: string; readonly text: string }, kind?: string) => {
+    const form = new FormData()
+    if (kind !== undefined) form.append("kind", kind)
+    form.append("file", new Blob([file.text], { type: file.type }), file.name)
+    const response = await fetch(`${url}${path}`, { method: "POST", headers: { authorization: `Bearer ${owner.token}` }, body: form })
+    const text = await response.text()
+    if (response.status !== 201) throw new Error(`upload to ${path}: expected 201, got ${response.status} ${text}`)
+    return (JSON.parse(text) as { id: string }).id
+  }
+  const attachments = {
+    [scheduled.id]: [
+      await upload(`/v1/meetings/${scheduled.id}/attachments`, { name: "budget.csv", type: "text/csv", text: "q,amount\nQ3,42\n" }),
+      await upload(`/v1/meetings/${scheduled.id}/attachments`, { name: "slides.bin", type: "application/octet-stream", text: "\u0000\u0001binary" })
+    ],
+    [instant.id]: [await upload(`/v1/meetings/${instant.id}/attachments`, { name: "photo.png", type: "image/png", text: "\u0089PNG" })],
+    [cancelled.id]: [await upload(`/v1/meetings/${cancelled.id}/attachments`, { name: "minutes.txt", type: "text/plain", text: "Cancelled" })]
+  }
+  const contextItems = {
+    [scheduled.id]: [
+      await upload(`/v1/meetings/${scheduled.id}/context`, { name: "brief.md", type: "text/markdown", text: "# Brief\nCall ann@example.com\n" }),
+      await upload(`/v1/meetings/${scheduled.id}/context`, { name: "notes.txt", type: "text/plain", text: "Notes from Monday" }, "notes"),
+      await upload(
+        `/v1/meetings/${scheduled.id}/context`,
+        { name: "call.vtt", type: "text/vtt", text: "WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Ann>Hello all\n" },
+        "transcript"
+      )
+    ],
+    [instant.id]: [await upload(`/v1/meetings/${instant.id}/context`, { name: "agenda.txt", type: "text/plain", text: "Blockers first" })],
+    [cancelled.id]: [await upload(`/v1/meetings/${cancelled.id}/context`, { name: "why.txt", type: "text/plain", text: "Nobody came" })]
+  }
   const cli = await expectStatus(api.post("/v1/user/tokens", { name: "cli", scopes: ["meetings:read"], expiry_days: 30 }), 201, "issue a token")
   const revoked = await expectStatus(api.post("/v1/user/tokens", { name: "old", scopes: ["meetings:read"], expiry_days: 30 }), 201, "issue a token")
   await expectStatus(api.delete(`/v1/user/tokens/${revoked.id}`), 204, "revoke a token")
@@ -141,6 +198,9 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       meetings: [scheduled.id, instant.id, cancelled.id],
       agendaItems: [topic.id, question.id, standupTopic.id],
       actionItems: [followUp.id, done.id, review.id],
+      backlogItems: [pricing.id, hiring.id],
+      attachments,
+      contextItems,
       // Each of the three has a start time (the instant one starts now); the cancelled one stays on the calendar.
       calendarEvents: [scheduled.id, instant.id, cancelled.id],
       users: [owner.userId, reader.userId, editor.userId],
@@ -165,9 +225,9 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
 
 /**
  * What the API lets the workspace's credentials (and the stranger) read of what a request could change: the
- * lists, every resource by id, the participants of every meeting, the tokens and their introspection. (Left
- * out as derived or unwritable through the API: upcoming, contacts, transcripts.) Two equal snapshots mean
- * nothing visible changed.
+ * lists, every resource by id, the participants, attachments, context items and transcript of every meeting (a
+ * context upload of kind `transcript` writes it), the tokens and their introspection. (Left out as derived:
+ * upcoming, contacts.) Two equal snapshots mean nothing visible changed.
  */
 export const snapshot = async (world: World): Promise<Record<string, unknown>> => {
   const out: Record<string, unknown> = {}
@@ -193,6 +253,8 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
   await Promise.all([
     read("owner", "/v1/agenda-items?limit=100"),
     read("owner", "/v1/action-items?limit=100"),
+    read("owner", "/v1/backlog-items?limit=100"),
+    read("owner", "/v1/backlog-items/history?limit=100"),
     read("owner", "/v1/user/tokens?limit=100"),
     read("owner", "/v1/auth/introspect"),
     read("owner", "/v1/me"),
@@ -204,7 +266,17 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
     read("stranger", "/v1/meetings?limit=100"),
     ...[...meetingIds].flatMap((id) => [read("owner", `/v1/meetings/${id}`), read("owner", `/v1/meetings/${id}/participants?limit=100`)]),
     ...world.ids.agendaItems.map((id) => read("owner", `/v1/agenda-items/${id}`)),
-    ...world.ids.actionItems.map((id) => read("owner", `/v1/action-items/${id}`))
+    ...world.ids.actionItems.map((id) => read("owner", `/v1/action-items/${id}`)),
+    ...world.ids.backlogItems.map((id) => read("owner", `/v1/backlog-items/${id}`)),
+    ...[...meetingIds].flatMap((id) => [
+      read("owner", `/v1/meetings/${id}/attachments?limit=100`),
+      read("owner", `/v1/meetings/${id}/context?limit=100`),
+      read("owner", `/v1/meetings/${id}/transcript/export`)
+    ]),
+    ...Object.entries(world.ids.attachments).flatMap(([meeting, ids]) =>
+      ids.map((id) => read("owner", `/v1/meetings/${meeting}/attachments/${id}`))),
+    ...Object.entries(world.ids.contextItems).flatMap(([meeting, ids]) =>
+      ids.map((id) => read("owner", `/v1/meetings/${meeting}/context/${id}`)))
   ])
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }

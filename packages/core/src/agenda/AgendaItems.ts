@@ -14,8 +14,8 @@ import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { AgendaItemType } from "../shared/AgendaItemType.js"
-import { Conflict, type InsufficientScope, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
-import { AgendaItemId, MeetingId, UserId, type WorkspaceId } from "../shared/Ids.js"
+import { Conflict, type InsufficientScope, NotFound, orNotFound } from "../shared/Errors.js"
+import { AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, requestBody, Title } from "../shared/Text.js"
 import { now } from "../shared/Time.js"
@@ -24,13 +24,13 @@ import {
   AgendaItem,
   AgendaItemRow,
   normalizeSequence,
-  PresenterDetail,
   numbered,
   Sequence,
   sequenceAfter
 } from "./AgendaItem.js"
 import { AgendaItemReferences } from "./AgendaItemReferences.js"
 import { AgendaItemStore } from "./AgendaItemStore.js"
+import { presenterDetails, presentersOf } from "./Presenters.js"
 
 const TalkingPoints = Schema.Array(LongText(2000)).pipe(
   Schema.maxItems(50, { message: () => "must hold at most 50 talking points" })
@@ -88,23 +88,7 @@ const make = Effect.gen(function*() {
   // The event carries the item as stored: without anyone's talking points, which are private to their writer.
   const recordItem = events.recordOf(AgendaItemRow)
 
-  /** The workspace users among `ids`, by id. */
-  const peopleOf = (workspaceId: WorkspaceId, ids: ReadonlyArray<UserId>) =>
-    ids.length === 0
-      ? Effect.succeed(new Map<string, User>())
-      : Effect.map(users.getMany(workspaceId, [...new Set(ids)]), (people) => new Map(people.map((user) => [user.id, user])))
-
-  /** Each presenter must be a user of the caller's workspace. */
-  const checkPresenters = (principal: Principal, presenters: ReadonlyArray<UserId> | undefined) =>
-    Effect.gen(function*() {
-      if (presenters === undefined) return
-      const known = yield* peopleOf(principal.workspace_id, presenters)
-      for (const [index, id] of presenters.entries()) {
-        if (!known.has(id)) {
-          return yield* Effect.fail(ValidationError.of(`presenters[${index}]`, `${id} is not a user of this workspace`))
-        }
-      }
-    })
+  const { checkPresenters, peopleOf } = presentersOf(users)
 
   /** A row as one caller sees it: their own talking points and the presenters' details. */
   const present = (
@@ -115,12 +99,7 @@ const make = Effect.gen(function*() {
     new AgendaItem({
       ...row,
       talking_points: points.get(row.id) ?? [],
-      presenter_details: row.presenters.map((id) => {
-        const user = people.get(id)
-        return user === undefined
-          ? new PresenterDetail({ user_id: id }, trusted)
-          : new PresenterDetail({ user_id: id, name: user.name, email: user.email }, trusted)
-      })
+      presenter_details: presenterDetails(row.presenters, people)
     }, trusted)
 
   const view = (principal: Principal, rows: ReadonlyArray<AgendaItemRow>) =>

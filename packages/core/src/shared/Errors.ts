@@ -70,3 +70,10 @@ export class TooManyStreams extends Schema.TaggedError<TooManyStreams>()("TooMan
   limit: Schema.Int,
   message: Schema.String
 }) {}
+
+/** The caller spent its request budget for the current window (429 `rate_limit_exceeded`, with Retry-After). */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  limit: Schema.Int,
+  retry_after_seconds: Schema.Int,
+  message: Schema.String
+}) {}

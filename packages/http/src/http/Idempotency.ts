@@ -2,7 +2,8 @@
  * Idempotency-Key for every endpoint the contract marks `idempotent` (api/Idempotency.ts), in one place,
  * between the host and the API:
  * - the caller is authenticated first (keys are the credential's own); a request that does not
- *   authenticate passes on, and the API answers it 401 as always;
+ *   authenticate passes on, and the API answers it 401 as always; one that does takes its unit of the
+ *   credential's rate limit here (a replay costs one like any request; over budget: 429);
  * - the core's Idempotency service validates and claims the key and fingerprints the request from its parts
  *   (method, path, query, and the JSON body the host read once);
  * - the API (decoding, the handler, and the encoding through the endpoint's own success schema) answers
@@ -17,13 +18,14 @@ import {
   IdempotencyConflict,
   IdempotencyKeyInvalid,
   IdempotencyKeyReuse,
+  RateLimits,
   StoredResponse
 } from "@convene/core"
 import { Effect, Either, Option, Schema } from "effect"
-import { InFlight, InvalidIdempotencyKey, KeyReuse } from "@convene/api/Errors"
+import { InFlight, InvalidIdempotencyKey, KeyReuse, RateLimitExceeded } from "@convene/api/Errors"
 import { recordIdempotency } from "./Metrics.js"
 import { CurrentRoute, JsonBody } from "./RequestContext.js"
-import { authenticateRequest, PreAuthenticated } from "./Security.js"
+import { authenticateRequest, PreAuthenticated, throttle } from "./Security.js"
 
 const utf8 = new TextDecoder()
 
@@ -68,6 +70,7 @@ const refusal = (error: KeyFailure) => {
 export const middleware = Effect.gen(function*() {
   const idempotency = yield* Idempotency
   const authentication = yield* Authentication
+  const limits = yield* Effect.serviceOption(RateLimits)
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
     Effect.gen(function*() {
       const route = yield* Effect.serviceOption(CurrentRoute)
@@ -76,6 +79,9 @@ export const middleware = Effect.gen(function*() {
       if (Option.isNone(route) || !route.value.idempotent || key === undefined) return yield* app
       const principal = yield* Effect.option(authenticateRequest(authentication, request))
       if (Option.isNone(principal)) return yield* app
+      // The endpoint's own authentication takes the pre-authenticated principal and counts nothing more.
+      const throttled = yield* Effect.either(throttle(limits, { _tag: "Credential", principal: principal.value }))
+      if (Either.isLeft(throttled)) return yield* respond(RateLimitExceeded, 429, throttled.left)
       const body = yield* Effect.serviceOption(JsonBody)
       const outcome = yield* idempotency.run(
         {

@@ -2,7 +2,7 @@
  * The credentials the host accepts: first-party bearer tokens on /v1 (the core's Authentication decides),
  * and the operator token on /operator (compared in constant time). `asCaller` gives handlers the principal.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   Authentication,
   CredentialId,
@@ -10,6 +10,10 @@ import {
   grantsOf,
   NotFound,
   Principal,
+  RateLimits,
+  type RateLimitState,
+  type RateLimitSubject,
+  refusal,
   sessionPrefix,
   Sessions,
   trusted,
@@ -82,24 +86,61 @@ const sessionPrincipal = (sessions: Sessions["Type"], token: string) =>
     }, trusted)
   })
 
+/** The X-RateLimit-* headers of `state`, on whatever response the request gets (success or error). */
+const rateLimitHeaders = (state: RateLimitState) =>
+  HttpApp.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, {
+      "x-ratelimit-limit": String(state.limit),
+      "x-ratelimit-remaining": String(state.remaining),
+      "x-ratelimit-reset": String(state.reset)
+    }))
+  )
+
+/**
+ * Takes the request's unit of `subject`'s budget, announces where it stands in the response headers, and refuses
+ * the request (429) when it is over; a host without RateLimits counts nothing.
+ */
+export const throttle = (limits: Option.Option<RateLimits["Type"]>, subject: RateLimitSubject) =>
+  Option.match(limits, {
+    onNone: () => Effect.void,
+    onSome: (limits) =>
+      Effect.flatMap(limits.take(subject), (state) =>
+        Effect.zipRight(rateLimitHeaders(state), state.exceeded ? Effect.fail(refusal(state)) : Effect.void))
+  })
+
+/** The client address a request without a valid credential is counted under (the socket's peer). */
+const addressOf = (request: HttpServerRequest.HttpServerRequest) => Option.getOrElse(request.remoteAddress, () => "unknown")
+
 export const AuthenticateLive = Layer.effect(
   Authenticate,
   Effect.gen(function*() {
     const authentication = yield* Authentication
     const sessions = yield* Sessions
+    const limits = yield* Effect.serviceOption(RateLimits)
+    const authenticate = Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
+      Option.isSome(known)
+        ? Effect.succeed(known.value)
+        : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const token = Option.getOrElse(bearerToken(request), () => "")
+          return token.startsWith(sessionPrefix)
+            ? sessionPrincipal(sessions, token)
+            : authenticateRequest(authentication, request)
+        }))
     return {
       bearer: () =>
-        Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
-          Option.isSome(known)
-            ? Effect.succeed(known.value)
-            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-              const token = Option.getOrElse(bearerToken(request), () => "")
-              return token.startsWith(sessionPrefix)
-                ? sessionPrincipal(sessions, token)
-                : authenticateRequest(authentication, request)
-            })).pipe(
-              Effect.flatMap(noteCaller)
-            )
+        authenticate.pipe(
+          Effect.flatMap(noteCaller),
+          Effect.tapBoth({
+            onSuccess: (principal) =>
+              // A principal authenticated before the router (Idempotency.ts) has taken its unit there already.
+              Effect.flatMap(FiberRef.get(PreAuthenticated), (known) =>
+                Option.isSome(known) ? Effect.void : throttle(limits, { _tag: "Credential", principal })),
+            // Without a valid credential the request counts against its address (then answers 401 if within it).
+            onFailure: () =>
+              Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+                throttle(limits, { _tag: "Address", address: addressOf(request) }))
+          })
+        )
     }
   })
 )
