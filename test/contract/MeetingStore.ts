@@ -921,6 +921,20 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* store.transcript(ws.id, MeetingId.make(uuid()))).toEqual([])
       }))
 
+    it.effect("appends a long transcript (more rows than one SQL statement takes) whole and in order", () =>
+      Effect.gen(function*() {
+        const store = yield* MeetingStore
+        const ws = yield* seedWorkspace()
+        const m = yield* seedMeeting(ws.id)
+        // 12,000 rows of 6 columns would be 72,000 parameters in one statement (PostgreSQL takes 65,535).
+        const lines = Array.from({ length: 12_000 }, (_, i) => segment(m, { offset_ms: i * 10, text: `line ${i}` }))
+        yield* store.appendTranscript(ws.id, lines)
+        const read = yield* store.transcript(ws.id, m.id)
+        expect(read.length).toBe(12_000)
+        expect(read[0]?.text).toBe("line 0")
+        expect(read[11_999]?.text).toBe("line 11999")
+      }), { timeout: 60_000 })
+
     it.effect("deleteByWorkspace removes every meeting of the workspace with its participants and transcript, and nothing else", () =>
       Effect.gen(function*() {
         const store = yield* MeetingStore

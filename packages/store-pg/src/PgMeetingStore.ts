@@ -68,7 +68,10 @@ const condition = (sql: SqlClient.SqlClient, filter: MeetingFilter): Statement.F
   }
 }
 
-export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
+export /** The most transcript rows one INSERT carries (6 parameters a row, far under PostgreSQL's 65,535). */
+const transcriptBatch = 1000
+
+const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const meetings = recordTable(sql, {
@@ -185,10 +188,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MeetingStore>, never
     appendTranscript: Effect.fnUntraced(function*(workspaceId, segments) {
       if (segments.length === 0) return
       const encoded = yield* orDie(encodeSegments(segments))
-      // One multi-row INSERT: atomic, and the identity column numbers the rows in the order given.
-      yield* orDie(sql`INSERT INTO transcript_segments ${
-        sql.insert(encoded.map((segment) => ({ workspace_id: workspaceId, ...segment })))
-      }`)
+      const rows = encoded.map((segment) => ({ workspace_id: workspaceId, ...segment }))
+      // Multi-row INSERTs of at most `transcriptBatch` rows (a statement takes 65,535 parameters), in order and in one
+      // transaction: atomic, and the identity column numbers the rows in the order given.
+      const batches = Array.from({ length: Math.ceil(rows.length / transcriptBatch) }, (_, i) =>
+        rows.slice(i * transcriptBatch, (i + 1) * transcriptBatch))
+      yield* orDie(sql.withTransaction(
+        Effect.forEach(batches, (batch) => sql`INSERT INTO transcript_segments ${sql.insert(batch)}`, { discard: true })
+      ))
     }),
     transcript: (workspaceId, meetingId) => orDie(findTranscript({ workspaceId, id: meetingId }))
   })
