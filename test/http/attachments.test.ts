@@ -30,6 +30,7 @@ import {
   operator,
   type Response,
   sleep,
+  streamedEvent,
   TIMESTAMP,
   UUID
 } from "./fixtures.js"
@@ -524,25 +525,13 @@ describe("deletion", () => {
 describe("events", () => {
   it("an upload records attachment.uploaded with the attachment, seen on the caller's event stream", async () => {
     const { meeting, token } = await setup()
-    const controller = new AbortController()
-    const stream = await fetch(`${server.url}/v1/user/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })
-    expect(stream.status).toBe(200)
-    const created = (await upload(token, meeting.id, { name: "a.bin", bytes: everyByte(10) })).body
-    let text = ""
-    const decoder = new TextDecoder()
-    const deadline = Date.now() + 10_000
-    try {
-      for await (const chunk of stream.body!) {
-        text += decoder.decode(chunk as Uint8Array, { stream: true })
-        if (text.includes("event: attachment.uploaded") && text.includes(created.id) || Date.now() > deadline) break
-      }
-    } finally {
-      controller.abort()
-    }
-    const frame = text.split("\n\n").find((block) => block.includes("event: attachment.uploaded"))
-    expect(frame).toBeDefined()
-    const data = JSON.parse(frame!.split("\n").find((line) => line.startsWith("data: "))!.slice(6))
-    expect(data).toMatchObject({ event_type: "attachment.uploaded", data: created })
+    const { envelope, made } = await streamedEvent(
+      server.url,
+      token,
+      "attachment.uploaded",
+      async () => (await upload(token, meeting.id, { name: "a.bin", bytes: everyByte(10) })).body
+    )
+    expect(envelope).toMatchObject({ event_type: "attachment.uploaded", data: made })
   })
 })
 

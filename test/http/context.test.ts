@@ -14,6 +14,7 @@ import {
   expectValidation,
   member,
   type Response,
+  streamedEvent,
   TIMESTAMP,
   useServer,
   UUID
@@ -315,24 +316,12 @@ describe("list, get, delete", () => {
 describe("events", () => {
   it("an upload records context.uploaded with the item, seen on the caller's event stream", async () => {
     const { meeting, token } = await setup()
-    const controller = new AbortController()
-    const stream = await fetch(`${server.url}/v1/user/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })
-    expect(stream.status).toBe(200)
-    const created = (await upload(token, meeting.id, { name: "a.txt", content: "hello" })).body
-    let text = ""
-    const decoder = new TextDecoder()
-    const deadline = Date.now() + 10_000
-    try {
-      for await (const chunk of stream.body!) {
-        text += decoder.decode(chunk as Uint8Array, { stream: true })
-        if (text.includes("event: context.uploaded") && text.includes(created.id) || Date.now() > deadline) break
-      }
-    } finally {
-      controller.abort()
-    }
-    const frame = text.split("\n\n").find((block) => block.includes("event: context.uploaded"))
-    expect(frame).toBeDefined()
-    const data = JSON.parse(frame!.split("\n").find((line) => line.startsWith("data: "))!.slice(6))
-    expect(data).toMatchObject({ event_type: "context.uploaded", data: created })
+    const { envelope, made } = await streamedEvent(
+      server.url,
+      token,
+      "context.uploaded",
+      async () => (await upload(token, meeting.id, { name: "a.txt", content: "hello" })).body
+    )
+    expect(envelope).toMatchObject({ event_type: "context.uploaded", data: made })
   })
 })

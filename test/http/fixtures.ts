@@ -325,3 +325,33 @@ export const V1_ENDPOINTS: ReadonlyArray<{
   },
   { method: "DELETE", template: "/v1/user/tokens/{id}", path: (id) => `/v1/user/tokens/${id}` }
 ]
+
+/**
+ * Opens the caller's event stream (GET /v1/user/events), runs `act`, and answers what `act` answered with the data
+ * of the first `eventType` frame that names the id `act` answered (undefined when none came within 10 seconds).
+ */
+export const streamedEvent = async <A extends { readonly id: string }>(
+  url: string,
+  token: string,
+  eventType: string,
+  act: () => Promise<A>
+): Promise<{ readonly made: A; readonly envelope: Record<string, unknown> | undefined }> => {
+  const controller = new AbortController()
+  const stream = await fetch(`${url}/v1/user/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })
+  if (stream.status !== 200) throw new Error(`the event stream answered ${stream.status}`)
+  const made = await act()
+  let text = ""
+  const decoder = new TextDecoder()
+  const deadline = Date.now() + 10_000
+  try {
+    for await (const chunk of stream.body!) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true })
+      if ((text.includes(`event: ${eventType}`) && text.includes(made.id)) || Date.now() > deadline) break
+    }
+  } finally {
+    controller.abort()
+  }
+  const frame = text.split("\n\n").find((block) => block.includes(`event: ${eventType}`) && block.includes(made.id))
+  const data = frame?.split("\n").find((line) => line.startsWith("data: "))?.slice(6)
+  return { made, envelope: data === undefined ? undefined : JSON.parse(data) as Record<string, unknown> }
+}
