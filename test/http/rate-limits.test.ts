@@ -103,6 +103,17 @@ describe("rate limits (decisions.md)", () => {
     expect(limit).toBe(1200)
   })
 
+  it("counts a replay of an idempotent request like any request, with the headers on the replay", async () => {
+    await startOfWindow()
+    const { api } = await member(server.url, { plan: "PRO" })
+    const key = { "idempotency-key": `rate-${crypto.randomUUID()}` }
+    const first = await api.post("/v1/meetings", { title: "Counted" }, key)
+    const replay = await api.post("/v1/meetings", { title: "Counted" }, key)
+    expect([first.status, replay.status]).toEqual([201, 201])
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect([headersOf(first).remaining, headersOf(replay).remaining]).toEqual([299, 298])
+  })
+
   it("leaves the operator API, health checks and documents out of the budgets", async () => {
     const op = client(server.url, OPERATOR_TOKEN)
     for (const response of [await op.get("/operator/v1/workspaces"), await client(server.url).get("/healthz")]) {

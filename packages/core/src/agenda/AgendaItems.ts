@@ -88,7 +88,7 @@ const make = Effect.gen(function*() {
   // The event carries the item as stored: without anyone's talking points, which are private to their writer.
   const recordItem = events.recordOf(AgendaItemRow)
 
-  const { checkPresenters, peopleOf } = presentersOf(users)
+  const { checkPresenters, peopleOf, viewOf } = presentersOf(users)
 
   /** A row as one caller sees it: their own talking points and the presenters' details. */
   const present = (
@@ -102,13 +102,7 @@ const make = Effect.gen(function*() {
       presenter_details: presenterDetails(row.presenters, people)
     }, trusted)
 
-  const view = (principal: Principal, rows: ReadonlyArray<AgendaItemRow>) =>
-    Effect.gen(function*() {
-      if (rows.length === 0) return []
-      const points = yield* store.talkingPoints(rows.map((row) => row.id), subjectOf(principal))
-      const people = yield* peopleOf(principal.workspace_id, rows.flatMap((row) => row.presenters))
-      return rows.map((row) => present(row, points, people))
-    })
+  const view = viewOf(store.talkingPoints, present)
 
   const viewOne = (principal: Principal, row: AgendaItemRow) =>
     Effect.gen(function*() {

@@ -3,6 +3,7 @@
  * user's name and e-mail (`presenter_details`) as long as the user exists.
  */
 import { Effect } from "effect"
+import { subjectOf } from "../identity/Access.js"
 import type { Principal, User } from "../identity/Identity.js"
 import type { UserStore } from "../identity/IdentityStore.js"
 import { ValidationError } from "../shared/Errors.js"
@@ -30,7 +31,23 @@ export const presentersOf = (users: UserStore["Type"]) => {
       }
     })
 
-  return { peopleOf, checkPresenters } as const
+  /**
+   * Rows of items with presenters and private talking points (agenda items, backlog items) as the caller sees them:
+   * their own talking points and the presenters' details, each read once for all the rows.
+   */
+  const viewOf = <Id extends string, Row extends { readonly id: Id; readonly presenters: ReadonlyArray<UserId> }, A>(
+    talkingPoints: (ids: ReadonlyArray<Id>, subject: string) => Effect.Effect<ReadonlyMap<Id, ReadonlyArray<string>>>,
+    present: (row: Row, points: ReadonlyMap<Id, ReadonlyArray<string>>, people: ReadonlyMap<string, User>) => A
+  ) =>
+  (principal: Principal, rows: ReadonlyArray<Row>): Effect.Effect<Array<A>> =>
+    Effect.gen(function*() {
+      if (rows.length === 0) return []
+      const points = yield* talkingPoints(rows.map((row) => row.id), subjectOf(principal))
+      const people = yield* peopleOf(principal.workspace_id, rows.flatMap((row) => row.presenters))
+      return rows.map((row) => present(row, points, people))
+    })
+
+  return { peopleOf, checkPresenters, viewOf } as const
 }
 
 /** Each presenter with the details of the user (only the id of a user who no longer exists). */

@@ -62,7 +62,7 @@ const make = Effect.gen(function*() {
   const transactor = yield* Transactor
   const events = yield* Events
 
-  const { checkPresenters, peopleOf } = presentersOf(users)
+  const { checkPresenters, viewOf } = presentersOf(users)
 
   /** A row as one caller sees it (an open item, or a closed one in the history). */
   const present = (
@@ -94,13 +94,7 @@ const make = Effect.gen(function*() {
     }
   }
 
-  const presentAll = (principal: Principal, rows: ReadonlyArray<BacklogItemRow>) =>
-    Effect.gen(function*() {
-      if (rows.length === 0) return []
-      const points = yield* store.talkingPoints(rows.map((row) => row.id), subjectOf(principal))
-      const people = yield* peopleOf(principal.workspace_id, rows.flatMap((row) => row.presenters))
-      return rows.map((row) => present(row, points, people))
-    })
+  const presentAll = viewOf(store.talkingPoints, present)
 
   const presentOne = (principal: Principal, row: BacklogItemRow) => Effect.map(presentAll(principal, [row]), (all) => all[0]!)
 
