@@ -13,27 +13,18 @@ import { once } from "node:events"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { request as httpRequest, Agent } from "node:http"
 import { createServer } from "node:https"
-import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { generate } from "selfsigned"
+import { caller, freePort, provision, sleep, waitReady } from "./support.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const seconds = Number(process.env.BENCH_SECONDS ?? "10")
 const streamCount = Number(process.env.BENCH_STREAMS ?? "10000")
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const OPERATOR = randomUUID()
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const freePort = async () => {
-  const server = createNetServer().listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address()
-  server.close()
-  return port
-}
 
 // A certificate authority and a certificate for 127.0.0.1 it signed; the server trusts it via NODE_EXTRA_CA_CERTS.
 const validity = { notBeforeDate: new Date(Date.now() - 3_600_000), notAfterDate: new Date(Date.now() + 86_400_000) }
@@ -129,33 +120,9 @@ const finish = async () => {
 }
 
 try {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${output}`)
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break
-    await sleep(100)
-  }
-  const call = async (method, path, token, body) => {
-    const response = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-    return text === "" ? undefined : JSON.parse(text)
-  }
-  const ws = await call("POST", "/operator/v1/workspaces", OPERATOR, { name: "Bench", plan: "ENTERPRISE" })
-  const user = await call("POST", `/operator/v1/workspaces/${ws.id}/users`, OPERATOR, {
-    email: "bench@example.com",
-    name: "Bench",
-    role: "OWNER",
-    password: "correct horse battery"
-  })
-  const { token } = await call("POST", `/operator/v1/users/${user.id}/tokens`, OPERATOR, {
-    kind: "personal_access_token",
-    scopes: ["meetings:read", "meetings:write", "workspace:read", "workspace:write"],
-    expiry_days: 30
-  })
+  await waitReady(url, child, () => output)
+  const call = caller(url)
+  const { token } = await provision(call, OPERATOR, ["meetings:read", "meetings:write", "workspace:read", "workspace:write"])
   const createEndpoint = async (path) => {
     const created = await call("POST", "/v1/workspace/webhooks", token, {
       url: `${receiverUrl}${path}`,

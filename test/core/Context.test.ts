@@ -8,6 +8,7 @@ import {
   ContextForPrompt,
   ContextItems,
   ContextNormalize,
+  ContextPreparation,
   ContextStore,
   type ContextUpload,
   Convene,
@@ -41,7 +42,11 @@ const StubExtractor = Layer.succeed(
   })
 )
 
-const TestLive = Convene.contextLayer.pipe(Layer.provide(StubExtractor), Layer.provideMerge(CoreLive))
+const TestLive = Convene.contextLayer.pipe(
+  Layer.provide(ContextPreparation.inProcess),
+  Layer.provide(StubExtractor),
+  Layer.provideMerge(CoreLive)
+)
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

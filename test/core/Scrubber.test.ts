@@ -517,6 +517,46 @@ describe("Scrubber on large text", () => {
       expect(yield* Scrubber.scrubEach([line, "ann@example.com", ""])).toEqual([Scrubber.scrub(line), "[EMAIL]", ""])
     }))
 
+  it.effect("never cuts a private key block between slices", () =>
+    Effect.gen(function*() {
+      const key = ["-----BEGIN RSA PRIVATE KEY-----", ...Array.from({ length: 25 }, (_, i) => `MIIEpAIBAAKCAQEA${i}xyzSecretKeyMaterial0123456789abcdefABCDEF`), "-----END RSA PRIVATE KEY-----"]
+        .join("\n")
+      const filler = "Notes from the planning meeting, nothing personal in this line.\n"
+      // The block opens a few hundred characters before the first slice would end, and closes after it.
+      const before = filler.repeat(Math.floor((Scrubber.sliceLength - 300) / filler.length))
+      const text = `${before}${key}\n${filler.repeat(50)}`
+      const slices = Scrubber.slicesOf(text)
+      expect(slices.join("")).toBe(text)
+      expect(slices.some((slice) => slice.includes("-----BEGIN") && slice.includes("-----END"))).toBe(true)
+      const scrubbed = yield* Scrubber.scrubInSlices(text)
+      expect(scrubbed).not.toContain("SecretKeyMaterial")
+      expect(scrubbed).toBe(Scrubber.scrub(text))
+    }))
+
+  it.effect.prop("scrubs many texts to what scrubbing each gives, whether they join or not", [
+    FastCheck.array(
+      FastCheck.oneof(
+        FastCheck.constantFrom(
+          "ann@example.com",
+          "call +44 20 7946 0958",
+          "Version",
+          "10.0.0.1 is the host",
+          "card 4111 1111 1111 1111",
+          "-----BEGIN PRIVATE KEY----- abc",
+          "def -----END PRIVATE KEY-----",
+          "two\nlines ann@example.com",
+          "",
+          "(555) 123-4567"
+        ),
+        FastCheck.string({ unit: FastCheck.constantFrom("a", " ", ".", "7", "@", "+", "-", "é"), maxLength: 40 })
+      ),
+      { maxLength: 30 }
+    )
+  ], ([texts]) =>
+    Effect.gen(function*() {
+      expect(yield* Scrubber.scrubEach(texts)).toEqual(texts.map(Scrubber.scrub))
+    }))
+
   it("gives the host's timers and I/O turns while it scrubs megabytes", async () => {
     const text = line.repeat(20_000)
     let ticks = 0

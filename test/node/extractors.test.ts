@@ -65,6 +65,23 @@ layer(NodeTextExtractor.layer)("NodeTextExtractor", (it) => {
       expect(error).toMatchObject({ unsupported: false, reason: "the DOCX document expands to more than 256 MiB; send its text instead" })
     }))
 
+  it.effect("a DOCX with more than 16 MiB of XML is refused before anything is inflated", () =>
+    Effect.gen(function*() {
+      const large = fixture("agenda.docx")
+      const view = new DataView(large.buffer, large.byteOffset, large.byteLength)
+      // The central directory entry of word/document.xml announces 17 MiB (an archive of 17 MiB of highly
+      // compressible XML is a few hundred kilobytes; reading it would take about a gigabyte).
+      for (let at = 0; at + 4 <= large.length; at++) {
+        if (view.getUint32(at, true) !== 0x02014b50) continue
+        const name = Buffer.from(large.subarray(at + 46, at + 46 + view.getUint16(at + 28, true))).toString("latin1")
+        if (name === "word/document.xml") view.setUint32(at + 24, 17 * 1024 * 1024, true)
+      }
+      expect(NodeTextExtractor.announcedSizes(large)?.xml).toBeGreaterThan(NodeTextExtractor.maxXmlBytes)
+      expect(NodeTextExtractor.announcedSizes(large)?.total).toBeLessThan(NodeTextExtractor.maxExpandedBytes)
+      const error = yield* Effect.flip(Effect.flatMap(TextExtractor, (extractor) => extractor.extract("docx", large)))
+      expect(error).toMatchObject({ unsupported: false, reason: "the DOCX document holds more than 16 MiB of XML; send its text instead" })
+    }))
+
   it.effect("leaves the caller's bytes as they were", () =>
     Effect.gen(function*() {
       const bytes = fixture("plan.pdf")

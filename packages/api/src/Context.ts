@@ -37,9 +37,11 @@ export const uploadDescription =
   "are 415 `unsupported_media_type`. Everything else must be UTF-8 text without NUL bytes (else 415); the declared " +
   "charset is not read. Text is plain text, Markdown (.md, text/markdown), WebVTT (.vtt, text/vtt or a `WEBVTT` first " +
   "line) or SRT (.srt, application/x-subrip): the item's `content_type` names what was detected. A PDF or DOCX that " +
-  "cannot be read (damaged, password-protected, or a DOCX that would expand to more than 256 MiB) is 400 " +
-  "`validation_error`, and so is an upload that holds no text " +
+  "cannot be read (damaged, password-protected, or a DOCX that would expand to more than 256 MiB or hold more " +
+  "than 16 MiB of XML) is 400 `validation_error`, and so is an upload that holds no text " +
   "(such as a scanned PDF without a text layer).\n\n" +
+  "The server prepares uploads on worker threads (CONVENE_CONTEXT_WORKERS), so a large one does not hold up other " +
+  "requests.\n\n" +
   "**Normalisation.** Unicode NFC; every line ending becomes LF; control characters and byte order marks are dropped; " +
   "runs of white space inside a line become one space (a line's indentation is kept, tabs as four spaces); trailing " +
   "white space is trimmed; more than one blank line in a row becomes one; the text ends with one LF.\n\n" +

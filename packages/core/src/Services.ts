@@ -15,7 +15,7 @@ import { Calendar } from "./calendar/Calendar.js"
 import * as Contents from "./Contents.js"
 import { ContextForPrompt } from "./context/ContextForPrompt.js"
 import { ContextItems } from "./context/ContextItems.js"
-import type { TextExtractor } from "./context/TextExtractor.js"
+import type { ContextPreparation } from "./context/Preparation.js"
 import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
 import { Authentication } from "./identity/Authentication.js"
@@ -113,10 +113,11 @@ export type ContextServices = ContextItems | ContextForPrompt
 
 /**
  * Meeting context: uploads normalised, scrubbed and stored as text (ContextItems), and the one reader of that text
- * (ContextForPrompt). Besides the store it needs the TextExtractor port (@convene/node: NodeTextExtractor), which
- * reads PDF and DOCX files.
+ * (ContextForPrompt). Besides the store it needs the ContextPreparation port, which says where an upload's text is
+ * prepared: `ContextPreparation.inProcess` on the caller's thread, with the TextExtractor port (@convene/node:
+ * NodeTextExtractor) reading PDF and DOCX files; @convene/http's server runs it on worker threads.
  */
-export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Crypto | TextExtractor> = Layer.mergeAll(
+export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Crypto | ContextPreparation> = Layer.mergeAll(
   ContextItems.layer.pipe(Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer)))),
   ContextForPrompt.layer
 ).pipe(Layer.provide(MeetingAccess.layer))

@@ -28,6 +28,12 @@ export interface ServerLimits {
   readonly streamKeepAliveMs: number
   /** The largest file an upload may carry, in bytes (CONVENE_MAX_UPLOAD_BYTES; default 25 MiB; 413 past it). */
   readonly maxUploadBytes: number
+  /**
+   * Worker threads that prepare meeting context uploads (extraction, normalisation, PII scrubbing), so a large
+   * upload's seconds of CPU do not hold up the requests the main thread serves (CONVENE_CONTEXT_WORKERS; default
+   * 1; 0 prepares them on the main thread).
+   */
+  readonly contextWorkers: number
 }
 
 export const defaultLimits: ServerLimits = {
@@ -39,7 +45,8 @@ export const defaultLimits: ServerLimits = {
   streamsPerCredential: 10,
   eventPollMs: 1_000,
   streamKeepAliveMs: 15_000,
-  maxUploadBytes: 25 * 1024 * 1024
+  maxUploadBytes: 25 * 1024 * 1024,
+  contextWorkers: 1
 }
 
 /** The identity room's settings: where the browser pages are, whether people sign in, the secret key. */
@@ -179,6 +186,10 @@ export const serverLimits: Config.Config<ServerLimits> = Config.all({
       validation: (n) => n >= 1 && n <= 2_147_483_647
     }),
     Config.withDefault(defaultLimits.maxUploadBytes)
+  ),
+  contextWorkers: Config.integer("CONVENE_CONTEXT_WORKERS").pipe(
+    Config.validate({ message: "must be a whole number from 0 to 64", validation: (n) => n >= 0 && n <= 64 }),
+    Config.withDefault(defaultLimits.contextWorkers)
   )
 }).pipe(
   Config.validate({

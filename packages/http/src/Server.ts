@@ -6,6 +6,7 @@ import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/
 import { NodeHttpServer } from "@effect/platform-node"
 import {
   Attachments,
+  ContextPreparation,
   Convene,
   Crypto,
   defaultPolicy,
@@ -31,6 +32,7 @@ import {
 import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
+import * as ContextWorkers from "./context/ContextWorkers.js"
 import { type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Config.js"
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
@@ -153,6 +155,15 @@ export const ApiLive = (config: HostConfig) =>
     Layer.provide(Layer.succeed(MaxUploadBytes, config.limits.maxUploadBytes))
   )
 
+/**
+ * Where meeting context uploads are prepared: on CONVENE_CONTEXT_WORKERS worker threads (context/ContextWorkers.ts),
+ * or on the main thread when it says 0.
+ */
+const ContextPreparationLive = (config: HostConfig) =>
+  config.limits.contextWorkers === 0
+    ? ContextPreparation.inProcess.pipe(Layer.provide(NodeTextExtractor.layer))
+    : ContextWorkers.layer({ size: config.limits.contextWorkers })
+
 /** The request budgets the configuration asks for (none when it says "off"). */
 const RateLimitsLive = (config: HostConfig) =>
   config.rateLimits === "off" ? Layer.empty : RateLimits.layerWith(config.rateLimits ?? defaultPolicy)
@@ -165,7 +176,7 @@ export const CoreLive = (config: HostConfig) =>
   Layer.mergeAll(
     OAuthLive(config),
     WebhooksRoomLive(config),
-    Convene.contextLayer.pipe(Layer.provide(NodeTextExtractor.layer)),
+    Convene.contextLayer.pipe(Layer.provide(ContextPreparationLive(config))),
     Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
   ).pipe(
     Layer.provide(SecretBoxLive(config)),

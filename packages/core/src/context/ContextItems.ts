@@ -1,6 +1,7 @@
 /**
  * Meeting context: uploads normalised to text (Normalize.ts, with PDF and DOCX read through the TextExtractor
- * port), PII-scrubbed (Scrubber.ts) and stored as text only; the upload itself is never stored. Items follow
+ * port), PII-scrubbed (Scrubber.ts) and stored as text only (Preparation.ts, run where the ContextPreparation port
+ * says); the upload itself is never stored. Items follow
  * their meeting as agenda items do: whoever sees the meeting lists and reads them (meetings:read), whoever may
  * change it uploads and deletes them (meetings:write). A `transcript` upload (WebVTT or SRT) also appends its
  * cues, scrubbed the same way, to the meeting's transcript in the same transaction. The stored text is read only
@@ -22,10 +23,7 @@ import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { ContextItem, ContextItemId, ContextItemRow, ContextKind } from "./ContextItem.js"
 import { ContextStore } from "./ContextStore.js"
-import { detect, fileNameOf, maxContextText, normalizeText, textTooLarge, UnsupportedUpload } from "./Normalize.js"
-import { scrub, scrubEach, scrubInSlices } from "./Scrubber.js"
-import { TextExtractor } from "./TextExtractor.js"
-import { parseTranscript, type SpokenLine } from "./Transcript.js"
+import { ContextPreparation, ContextSource } from "./Preparation.js"
 import { utf8Length } from "./Utf8.js"
 
 /** An upload as the host read it: the one file and the optional `kind` field. */
@@ -37,24 +35,8 @@ export interface ContextUpload {
   readonly kind: string | undefined
 }
 
-/** The largest transcript speaker name and segment text kept (longer ones are cut), as TranscriptLine allows. */
-const maxSpeaker = 200
-const maxSegmentText = 20_000
-
 /** How many transcript segments are appended at once. */
 const transcriptBatch = 1000
-
-const cut = (text: string, max: number) => (text.length <= max ? text : [...text].slice(0, max).join(""))
-
-const clock = (ms: number) => {
-  const total = Math.floor(ms / 1000)
-  const pad = (n: number) => String(n).padStart(2, "0")
-  return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`
-}
-
-/** A transcript's scrubbed lines, as stored for the item: one `[hh:mm:ss] Speaker: text` line per segment. */
-const rendered = (lines: ReadonlyArray<SpokenLine>) =>
-  lines.map((line) => `[${clock(line.offset_ms)}] ${line.speaker}: ${line.text}\n`).join("")
 
 const decodeKind = Schema.decodeUnknownEither(ContextKind)
 
@@ -62,7 +44,7 @@ const make = Effect.gen(function*() {
   const store = yield* ContextStore
   const meetings = yield* MeetingStore
   const access = yield* MeetingAccess
-  const extractor = yield* TextExtractor
+  const preparation = yield* ContextPreparation
   const crypto = yield* Crypto
   const transactor = yield* Transactor
   const events = yield* Events
@@ -74,25 +56,6 @@ const make = Effect.gen(function*() {
       orNotFound("context item", id),
       Effect.filterOrFail((row) => row.meeting_id === meetingId, () => NotFound.of("context item", id))
     )
-
-  /** The upload's text, normalised (not yet scrubbed). A transcript must be WebVTT or SRT text: nothing is extracted for one. */
-  const textOf = (upload: ContextUpload, kind: ContextKind) =>
-    Effect.gen(function*() {
-      const detected = yield* detect(upload)
-      if (kind === "transcript" && (detected._tag !== "Text" || detected.flavour === "markdown")) {
-        return yield* Effect.fail(ValidationError.of("file", "a transcript must be a WebVTT (.vtt) or SRT (.srt) file"))
-      }
-      if (detected._tag === "Text") return { detected, text: normalizeText(detected.text) }
-      const extracted = yield* extractor.extract(detected.format, upload.bytes).pipe(
-        Effect.mapError((failure) =>
-          failure.unsupported
-            ? new UnsupportedUpload({ message: `file: ${failure.reason}` })
-            : ValidationError.of("file", failure.reason)
-        )
-      )
-      if (extracted.length > maxContextText) return yield* Effect.fail(textTooLarge("the text of the document"))
-      return { detected, text: normalizeText(extracted) }
-    })
 
   const list = Effect.fn("ContextItems.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
@@ -123,46 +86,27 @@ const make = Effect.gen(function*() {
         decodeKind(input.kind ?? "document"),
         () => ValidationError.of("kind", "must be one of document, notes, transcript")
       )
-      const { detected, text } = yield* textOf(input, kind)
-      let stored: string
-      let spoken: ReadonlyArray<SpokenLine> = []
-      if (kind === "transcript") {
-        const parsed = yield* Either.mapLeft(parseTranscript(text), (problem) => ValidationError.of("file", problem))
-        const speakers = yield* scrubEach(parsed.map((line) => line.speaker))
-        const texts = yield* scrubEach(parsed.map((line) => line.text))
-        spoken = parsed.map((line, i) => ({
-          offset_ms: line.offset_ms,
-          speaker: cut(speakers[i] ?? "", maxSpeaker),
-          text: cut(texts[i] ?? "", maxSegmentText)
-        }))
-        stored = rendered(spoken)
-      } else {
-        stored = yield* scrubInSlices(text)
-      }
-      if (stored.trim() === "") {
-        return yield* Effect.fail(
-          ValidationError.of("file", "holds no text (a scanned PDF without a text layer has none; send its text instead)")
-        )
-      }
+      const prepared = yield* preparation.prepare(
+        new ContextSource({ fileName: input.fileName, contentType: input.contentType, bytes: input.bytes, kind })
+      )
       const at = yield* now
       const row = new ContextItemRow({
         id: ContextItemId.make(yield* crypto.randomUUID),
         workspace_id: principal.workspace_id,
         meeting_id: meeting.id,
         kind,
-        // The name may carry PII too ("call-415-555-2671.txt"): it is scrubbed like the text.
-        file_name: fileNameOf(scrub(input.fileName)),
-        content_type: detected.mediaType,
-        size: utf8Length(stored),
+        file_name: prepared.fileName,
+        content_type: prepared.mediaType,
+        size: utf8Length(prepared.text),
         created_at: at
       }, trusted)
       yield* transactor.withTransaction(Effect.gen(function*() {
-        yield* store.insert(row, stored)
+        yield* store.insert(row, prepared.text)
         // In batches, in order: one statement per batch keeps a long transcript within what one SQL statement takes.
-        for (let from = 0; from < spoken.length; from += transcriptBatch) {
+        for (let from = 0; from < prepared.spoken.length; from += transcriptBatch) {
           yield* meetings.appendTranscript(
             principal.workspace_id,
-            spoken.slice(from, from + transcriptBatch).map((line) =>
+            prepared.spoken.slice(from, from + transcriptBatch).map((line) =>
               new TranscriptSegment({ meeting_id: meeting.id, ...line, created_at: at }, trusted)
             )
           )
@@ -190,6 +134,6 @@ export class ContextItems extends Context.Tag("@convene/core/ContextItems")<
   static readonly layer: Layer.Layer<
     ContextItems,
     never,
-    ContextStore | MeetingStore | MeetingAccess | TextExtractor | Transactor | Crypto | Events
+    ContextStore | MeetingStore | MeetingAccess | ContextPreparation | Transactor | Crypto | Events
   > = Layer.effect(ContextItems, make)
 }
