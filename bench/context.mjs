@@ -2,7 +2,7 @@
 // default configuration but for the setting compared) is sent BENCH_UPLOADS uploads of ~4.9 MiB of text dense with
 // personal data (an e-mail address and a phone number every line, the scrubber's worst case), one after another,
 // while one client reads a meeting in a loop. Runs once with the default (CONVENE_CONTEXT_WORKERS=1: uploads are
-// prepared on a worker thread) and once with CONVENE_CONTEXT_WORKERS=0 (on the main thread). Prints one JSON line
+// prepared in a worker process) and once with CONVENE_CONTEXT_WORKERS=0 (on the main thread). Prints one JSON line
 // per run: each upload's duration, and the reads' latency while the uploads ran (p50, p99, max) and how many there were.
 // Options (env): BENCH_UPLOADS=4.
 import { spawn } from "node:child_process"
@@ -58,7 +58,7 @@ const run = async (workers) => {
       if (response.status !== 201) throw new Error(`upload: ${response.status}`)
       return performance.now() - started
     }
-    // One upload first: the worker thread starts on demand, and the first upload pays for it.
+    // One upload first: the worker process starts on demand, and the first upload pays for it.
     const first = await upload()
     let uploading = true
     const reads = []

@@ -23,7 +23,8 @@ const migrations = [
   "0008_backlog",
   "0009_attachments",
   "0010_context",
-  "0011_rate_limits"
+  "0011_rate_limits",
+  "0012_sign_in_attempts"
 ]
 
 const scope = Effect.runSync(Scope.make())

@@ -10,6 +10,11 @@ class Boom {
 /** A fresh failure key (keys are the installation's: each test counts its own). */
 const key = (tag: string) => `${tag}:${uuid()}`
 
+/** Records a failed attempt under `keys` at `at`, with no limit in its way. */
+const failed = (keys: ReadonlyArray<string>, at: DateTime.Utc) =>
+  Effect.flatMap(SessionStore, (store) =>
+    store.recordAttempt({ id: uuid(), limits: keys.map((key) => ({ key, limit: Number.MAX_SAFE_INTEGER })), at, since: at }))
+
 /** How many failures `failuresSince` answers for each key (a key it leaves out: 0). */
 const counted = (counts: ReadonlyMap<string, number>, keys: ReadonlyArray<string>) => keys.map((k) => counts.get(k) ?? 0)
 
@@ -135,10 +140,10 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
       Effect.gen(function*() {
         const store = yield* SessionStore
         const [account, address, quiet] = [key("account"), key("address"), key("account")]
-        yield* store.recordFailure([account, address], minutes(0))
-        yield* store.recordFailure([account], minutes(5))
-        yield* store.recordFailure([account, address], minutes(10))
-        yield* store.recordFailure([], minutes(10))
+        yield* failed([account, address], minutes(0))
+        yield* failed([account], minutes(5))
+        yield* failed([account, address], minutes(10))
+        yield* failed([], minutes(10))
 
         expect(counted(yield* store.failuresSince([account, address, quiet], minutes(0)), [account, address, quiet])).toEqual([3, 2, 0])
         expect(counted(yield* store.failuresSince([account, address, quiet], minutes(5)), [account, address, quiet])).toEqual([2, 1, 0])
@@ -149,12 +154,74 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect((yield* store.failuresSince([], minutes(0))).size).toBe(0)
       }))
 
-    it.effect("racing recordFailure: every failure is counted", () =>
+    it.effect("recordAttempt records the attempt under each key while every key is under its limit, and nothing once one is at it", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, other, address] = [key("account"), key("account"), key("address")]
+        const attempt = (accountKey: string, at: DateTime.Utc) =>
+          store.recordAttempt({
+            id: uuid(),
+            limits: [{ key: accountKey, limit: 2 }, { key: address, limit: 3 }],
+            at,
+            since: minutes(-15, at)
+          })
+        expect(yield* attempt(account, minutes(0))).toBe(true)
+        expect(yield* attempt(account, minutes(1))).toBe(true)
+        // The account is at its limit: refused, and not counted under the address either.
+        expect(yield* attempt(account, minutes(2))).toBe(false)
+        expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([2, 2])
+        // Another account from the same address, until the address is at its limit.
+        expect(yield* attempt(other, minutes(2))).toBe(true)
+        expect(yield* attempt(other, minutes(3))).toBe(false)
+        expect(counted(yield* store.failuresSince([account, other, address], minutes(0)), [account, other, address])).toEqual([2, 1, 3])
+        // Attempts before `since` leave room again: at 15 minutes the first one is out of the window.
+        expect(yield* attempt(other, minutes(15))).toBe(false)
+        expect(yield* attempt(other, minutes(16))).toBe(true)
+        // No limit at all records nothing and lets the attempt in.
+        expect(yield* store.recordAttempt({ id: uuid(), limits: [], at: minutes(0), since: minutes(0) })).toBe(true)
+      }))
+
+    it.effect("racing recordAttempt: however many attempts race, no more than the limit get in", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address] = [key("account"), key("address")]
+        const attempt = (accountKey: string) =>
+          store.recordAttempt({
+            id: uuid(),
+            limits: [{ key: accountKey, limit: 5 }, { key: address, limit: 20 }],
+            at: minutes(0),
+            since: minutes(-15)
+          })
+        const one = yield* Effect.all(Array.from({ length: 30 }, () => attempt(account)), { concurrency: "unbounded" })
+        expect(one.filter(Boolean)).toHaveLength(5)
+        expect(counted(yield* store.failuresSince([account, address], minutes(-15)), [account, address])).toEqual([5, 5])
+        // Spread over accounts, the address's limit holds the same way.
+        const spread = yield* Effect.all(Array.from({ length: 30 }, () => attempt(key("account"))), { concurrency: "unbounded" })
+        expect(spread.filter(Boolean)).toHaveLength(15)
+        expect(counted(yield* store.failuresSince([address], minutes(-15)), [address])).toEqual([20])
+      }))
+
+    it.effect("forgetAttempt forgets that attempt under every key, and no other", () =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const [account, address] = [key("account"), key("address")]
+        const [kept, forgotten] = [uuid(), uuid()]
+        const limits = [{ key: account, limit: 10 }, { key: address, limit: 10 }]
+        expect(yield* store.recordAttempt({ id: kept, limits, at: minutes(0), since: minutes(-15) })).toBe(true)
+        expect(yield* store.recordAttempt({ id: forgotten, limits, at: minutes(1), since: minutes(-15) })).toBe(true)
+        yield* store.forgetAttempt(forgotten)
+        yield* store.forgetAttempt(uuid())
+        expect(counted(yield* store.failuresSince([account, address], minutes(-15)), [account, address])).toEqual([1, 1])
+        yield* store.forgetAttempt(kept)
+        expect(counted(yield* store.failuresSince([account, address], minutes(-15)), [account, address])).toEqual([0, 0])
+      }))
+
+    it.effect("racing failures: every failure is counted", () =>
       Effect.gen(function*() {
         const store = yield* SessionStore
         const [account, address] = [key("account"), key("address")]
         yield* Effect.all(
-          Array.from({ length: 20 }, (_, i) => store.recordFailure([account, address], minutes(i % 3))),
+          Array.from({ length: 20 }, (_, i) => failed([account, address], minutes(i % 3))),
           { concurrency: "unbounded" }
         )
         expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([20, 20])
@@ -164,11 +231,11 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
       Effect.gen(function*() {
         const store = yield* SessionStore
         const [account, address] = [key("account"), key("address")]
-        yield* store.recordFailure([account, address], minutes(0))
-        yield* store.recordFailure([account, address], minutes(1))
+        yield* failed([account, address], minutes(0))
+        yield* failed([account, address], minutes(1))
         yield* store.clearFailures(account)
         expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([0, 2])
-        yield* store.recordFailure([account], minutes(2))
+        yield* failed([account], minutes(2))
         expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([1, 2])
         yield* store.clearFailures(key("account"))
       }))
@@ -178,9 +245,9 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const store = yield* SessionStore
         const [account, address] = [key("account"), key("address")]
         const before = minutes(60 * 24 * 365 * 10)
-        yield* store.recordFailure([account, address], minutes(-1, before))
-        yield* store.recordFailure([account], before)
-        yield* store.recordFailure([address], minutes(1, before))
+        yield* failed([account, address], minutes(-1, before))
+        yield* failed([account], before)
+        yield* failed([address], minutes(1, before))
         yield* store.purgeFailures(before)
         expect(counted(yield* store.failuresSince([account, address], minutes(-60, before)), [account, address])).toEqual([1, 1])
       }))
@@ -196,13 +263,13 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const bobs = yield* seedSession(bob)
         const fresh = session(ann)
         const [account, address] = [key("account"), key("address")]
-        yield* store.recordFailure([address], minutes(0))
+        yield* failed([address], minutes(0))
 
         const exit = yield* Effect.exit(withTransaction(Effect.gen(function*() {
           yield* store.insert(fresh)
           yield* store.revoke(existing.id, minutes(1))
           yield* store.deleteByUser(bob.id)
-          yield* store.recordFailure([account], minutes(1))
+          yield* failed([account], minutes(1))
           yield* store.clearFailures(address)
           expect(counted(yield* store.failuresSince([account, address], minutes(0)), [account, address])).toEqual([1, 0])
           return yield* Effect.fail(new Boom())

@@ -335,6 +335,34 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* cleanUp(ws.id)
       }))
 
+    it.effect("outbox counts the pending deliveries and answers when the one due longest became due", () =>
+      Effect.gen(function*() {
+        const store = yield* WebhookStore
+        const ws = yield* seedWorkspace()
+        const endpoint = yield* seedEndpoint(ws.id)
+        // Other tests of the suite leave deliveries in the store: this one counts its own against what was there, and
+        // its oldest is older than any of theirs.
+        const now = minutes(10)
+        const before = yield* store.outbox(now)
+        const longest = minutes(-1_000_000)
+        const pending = (fields: Partial<Delivery>) =>
+          delivery(endpoint, { state: "pending", attempt_count: 0, next_attempt_at: minutes(0), ...fields })
+        yield* enqueue(
+          pending({ next_attempt_at: now }),
+          pending({ next_attempt_at: longest, claimed_until: minutes(15) }),
+          pending({ next_attempt_at: minutes(11) }),
+          delivery(endpoint),
+          delivery(endpoint, { state: "failed", next_attempt_at: null })
+        )
+        const after = yield* store.outbox(now)
+        expect(after.pending - before.pending).toBe(3)
+        expect(after.oldestDue).toEqual(Option.some(longest))
+        // Before any of them is due, only the others' count.
+        expect(Option.getOrNull((yield* store.outbox(minutes(-1_000_001))).oldestDue)).toBeNull()
+        yield* cleanUp(ws.id)
+        expect((yield* store.outbox(now)).pending).toBe(before.pending)
+      }))
+
     it.effect("claimDue takes at most `limit`; claimers racing for the same deliveries never both get one", () =>
       Effect.gen(function*() {
         const store = yield* WebhookStore

@@ -38,6 +38,28 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* transactor.withTransaction(store.lock(known.id))
       }))
 
+    it.effect("share answers whether the workspace exists, in and out of a transaction, and lets lock follow it", () =>
+      Effect.gen(function*() {
+        const store = yield* WorkspaceStore
+        const transactor = yield* Transactor
+        const known = yield* seedWorkspace()
+        const unknown = WorkspaceId.make(uuid())
+        expect(yield* store.share(known.id)).toBe(true)
+        expect(yield* store.share(unknown)).toBe(false)
+        // Two shares in one transaction do not wait for each other; a deletion in it is seen by the next share.
+        expect(yield* transactor.withTransaction(Effect.all([store.share(known.id), store.share(known.id), store.share(unknown)])))
+          .toEqual([true, true, false])
+        const gone = yield* seedWorkspace()
+        expect(yield* transactor.withTransaction(Effect.gen(function*() {
+          yield* store.share(gone.id)
+          yield* store.delete(gone.id)
+          return yield* store.share(gone.id)
+        }))).toBe(false)
+        // Released at the end of the transaction: a lock is taken at once.
+        yield* transactor.withTransaction(store.lock(known.id))
+        expect(yield* store.get(known.id)).toEqual(Option.some(known))
+      }))
+
     it.effect("get of an unknown id answers none", () =>
       Effect.gen(function*() {
         const store = yield* WorkspaceStore

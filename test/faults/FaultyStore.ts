@@ -94,7 +94,7 @@ const port = <I, S extends object>(tag: Context.Tag<I, S>, methods: Methods<S>):
 
 /** Every write of every port (the lists follow the port interfaces in packages/core/src). */
 export const methods = {
-  WorkspaceStore: { insert: "write", update: "write", get: "read", list: "read", delete: "write", consume: "write", lock: "read" },
+  WorkspaceStore: { insert: "write", update: "write", get: "read", list: "read", delete: "write", consume: "write", lock: "read", share: "read" },
   UserStore: {
     insert: "write",
     update: "write",
@@ -223,7 +223,8 @@ export const methods = {
     purge: "write",
     deleteByUser: "write",
     deleteByWorkspace: "write",
-    recordFailure: "write",
+    recordAttempt: "write",
+    forgetAttempt: "write",
     failuresSince: "read",
     clearFailures: "write",
     purgeFailures: "write"
@@ -247,6 +248,7 @@ export const methods = {
     detachCreator: "write",
     enqueue: "write",
     claimDue: "write",
+    outbox: "read",
     recordAttempt: "write",
     getDelivery: "read",
     listDeliveries: "read",

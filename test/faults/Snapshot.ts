@@ -174,7 +174,7 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   sessions: (table) => [...HashMap.values(table)].map((row) => ["sessions", row]),
   sessionHashes: (table) => [...table].map(([hash, id]) => ["sessions (by token hash)", { hash, id }]),
   signInFailures: (table) =>
-    [...table].flatMap(([key, instants]) => instants.map((at) => ["sign_in_failures", { key, at }] as const)),
+    [...table].flatMap(([key, attempts]) => attempts.map(({ at, attempt }) => ["sign_in_failures", { key, at, attempt }] as const)),
   events: (table) =>
     [...HashMap.values(table)].flatMap((logged) =>
       logged.map(({ event, position }) => ["events", { position, ...event }] as const)

@@ -10,10 +10,12 @@ import * as StorePg from "@convene/store-pg"
 import { Context, Effect, Exit, Fiber, Layer, Logger, Option, Redacted, Scope } from "effect"
 import { once } from "node:events"
 import { createServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import { describe, expect, it } from "vitest"
 import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
-import { freePort } from "../support/process.js"
+import { freePort, startServerProcess } from "../support/process.js"
 import { OPERATOR_TOKEN, provision } from "../support/server.js"
+import { makeTestTls } from "../support/tls.js"
 
 interface Launched {
   readonly url: string
@@ -205,6 +207,100 @@ describe("metrics", () => {
       await server.stop()
     }
   })
+})
+
+describe("metrics of the webhook outbox, on a port of their own", () => {
+  // The compiled server in its own process: it trusts the receiver's test authority only through NODE_EXTRA_CA_CERTS,
+  // which Node reads at start, and its metrics are its own (no other server of this file counts in them).
+  it("counts deliveries by outcome, exports the outbox's gauges, and serves /metrics without a token on CONVENE_METRICS_PORT", async () => {
+    const tls = await makeTestTls()
+    const paths: Array<string> = []
+    // Challenges are echoed; a delivery to /fail answers 500, any other 200.
+    const receiver = createHttpsServer({ key: tls.keyPem, cert: tls.certPem }, (request, response) => {
+      let body = ""
+      request.on("data", (chunk) => (body += chunk))
+      request.on("end", () => {
+        const envelope = JSON.parse(body) as { event_type: string; data: { verification_token?: string } }
+        if (envelope.event_type === "webhook.verification") {
+          response.writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ verification_token: envelope.data.verification_token }))
+          return
+        }
+        paths.push(request.url ?? "")
+        response.writeHead(request.url === "/fail" ? 500 : 200).end()
+      })
+    })
+    receiver.listen(0, "127.0.0.1")
+    await once(receiver, "listening")
+    const address = receiver.address()
+    if (address === null || typeof address === "string") throw new Error("no address")
+    const metricsPort = await freePort()
+    const server = await startServerProcess({
+      CONVENE_STORE: "memory",
+      NODE_EXTRA_CA_CERTS: tls.caFile,
+      CONVENE_OUTBOUND_ALLOW_HOSTS: "127.0.0.1",
+      CONVENE_METRICS_PORT: String(metricsPort)
+    })
+    const scrape = async () => {
+      const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+      expect(scraped.status).toBe(200)
+      return scraped.text()
+    }
+    try {
+      // The port serves the metrics to anyone who reaches it (a scraper on a private network), and nothing else.
+      const first = await scrape()
+      for (const name of ["convene_webhook_outbox_pending", "convene_webhook_outbox_lag_seconds"]) {
+        expect(first).toContain(`# TYPE ${name} gauge`)
+        expect(first).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? 0$`, "m"))
+      }
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/v1/meetings`)).status).toBe(404)
+      // The main port still wants the operator token.
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(401)
+
+      const { api } = await provision(server.url, { plan: "ENTERPRISE", role: "ADMIN" })
+      const endpoints: Array<string> = []
+      for (const path of ["/ok", "/fail"]) {
+        const created = await api.post("/v1/workspace/webhooks", {
+          url: `https://127.0.0.1:${address.port}${path}`,
+          subscribed_events: ["meeting.created"]
+        })
+        expect(created.status).toBe(201)
+        endpoints.push(created.body.webhook.id)
+      }
+      const deadline = Date.now() + 20_000
+      const until = async (done: () => boolean | Promise<boolean>, what: string) => {
+        while (!(await done())) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      }
+      await until(async () => {
+        const list = await api.get("/v1/workspace/webhooks?limit=100")
+        return (list.body.items as Array<{ verification_state: string }>).every((endpoint) => endpoint.verification_state === "verified")
+      }, "both endpoints to be verified")
+      expect((await api.post("/v1/meetings", { title: "Delivered" })).status).toBe(201)
+      await until(() => paths.includes("/ok") && paths.includes("/fail"), "both deliveries")
+      // Counted once the attempt is written, just after the receiver answered.
+      await until(async () => sample(await scrape(), "convene_webhook_delivery_attempts_total", { outcome: "retry_scheduled" }) === 1, "the counts")
+
+      const text = await scrape()
+      expect(text).toContain("# TYPE convene_webhook_delivery_attempts_total counter")
+      expect(sample(text, "convene_webhook_delivery_attempts_total", { outcome: "delivered" })).toBe(1)
+      expect(sample(text, "convene_webhook_delivery_attempts_total", { outcome: "retry_scheduled" })).toBe(1)
+      expect(sample(text, "convene_webhook_delivery_attempts_total", { outcome: "exhausted" })).toBe(0)
+      // The failed delivery waits for its retry a minute later: pending, not yet due again. The gauges are sampled
+      // every 5 seconds.
+      await until(async () => sample(await scrape(), "convene_webhook_outbox_pending", {}) === 1, "the pending gauge")
+      expect(sample(await scrape(), "convene_webhook_outbox_lag_seconds", {})).toBe(0)
+      // The same registry behind the operator token on the main port.
+      const main = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+      expect(sample(await main.text(), "convene_webhook_delivery_attempts_total", { outcome: "delivered" })).toBe(1)
+    } finally {
+      await server.stop()
+      receiver.close()
+      await tls.cleanup()
+    }
+  }, 60_000)
 })
 
 describe("traces", () => {

@@ -2,10 +2,15 @@
  * The operator API's day-to-day administration (README, "Operator API"), end to end on a real server: list and
  * read workspaces with their counts and delete one with everything in it; list, find, read, change and delete
  * users; list tokens and API keys and revoke them. Every route answers 401 without (or with a wrong) operator
- * token, 404 for unknown ids and 400 for bad input, in the documented envelope.
+ * token, 404 for unknown ids and 400 for bad input, in the documented envelope. A workspace deleted while users,
+ * tokens, API keys and meetings are being created in it goes cleanly, on a real PostgreSQL server.
  */
+import type { StorePorts } from "@convene/core"
+import * as StorePg from "@convene/store-pg"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
-import { client, OPERATOR_TOKEN } from "../support/server.js"
+import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
+import { client, OPERATOR_TOKEN, startServer } from "../support/server.js"
 import {
   addParticipant,
   ALL_SCOPES,
@@ -373,4 +378,65 @@ describe("tokens and API keys", () => {
     expectValidation(await op().delete("/operator/v1/tokens/not-a-uuid"), "id")
     expectValidation(await op().get("/operator/v1/users/not-a-uuid/tokens"), "id")
   })
+})
+
+/**
+ * @effect/sql's SqlClient as store-pg's layers provide it (the test package does not depend on @effect/sql: the tag
+ * is rebuilt from its key, as in test/webhooks.test.ts), to count what a deletion left in the database.
+ */
+type SqlClient = Exclude<Layer.Layer.Success<ReturnType<typeof StorePg.layerPglite>>, StorePorts>
+const SqlClient = Context.GenericTag<SqlClient>("@effect/sql/SqlClient")
+
+describe("DELETE /operator/v1/workspaces/{id} racing creations in the workspace, on PostgreSQL", () => {
+  // The memory store and PGlite serve one transaction at a time; only the server lets the deletion and the
+  // creations overlap.
+  it("answers 204 to the deletion and 201 or 404 to every creation, never 5xx, and leaves no row of the workspace", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const url = await Effect.runPromise(Scope.extend(serverDatabase, scope))
+    const sql = Context.get(
+      await Effect.runPromise(Scope.extend(Layer.build(StorePg.clientPg({ url, maxConnections: 1 })), scope)),
+      SqlClient
+    )
+    const racing = await startServer({ store: StorePg.layerPg({ url }) })
+    const deleted: Array<string> = []
+    try {
+      const admin = operator(racing.url)
+      for (let round = 0; round < 10; round++) {
+        const doomed = await workspace(racing.url)
+        const owner = await doomed.addUser({ role: "OWNER" })
+        deleted.push(doomed.workspaceId)
+        const creations = [
+          ...Array.from({ length: 20 }, (_, i) =>
+            admin.post(`/operator/v1/workspaces/${doomed.workspaceId}/users`, { email: `r${round}-${i}-${crypto.randomUUID()}@example.com`, name: "R", role: "MEMBER" })),
+          ...Array.from({ length: 3 }, () => admin.post(`/operator/v1/workspaces/${doomed.workspaceId}/api-keys`, { name: "K" })),
+          ...Array.from({ length: 3 }, () =>
+            admin.post(`/operator/v1/users/${owner.userId}/tokens`, { kind: "personal_access_token", scopes: ["meetings:read"], expiry_days: 30 })),
+          ...Array.from({ length: 3 }, () => owner.api.post("/v1/meetings", { title: "Racing" }))
+        ]
+        // The deletion starts while the creations are under way.
+        const deletion = new Promise((resolve) => setTimeout(resolve, 5 + round)).then(() =>
+          admin.delete(`/operator/v1/workspaces/${doomed.workspaceId}`)
+        )
+        const [removed, ...created] = await Promise.all([deletion, ...creations])
+        expect({ status: removed!.status, body: removed!.text }).toEqual({ status: 204, body: "" })
+        for (const response of created) {
+          // A meeting's request whose token went with the workspace is refused before it reaches the workspace.
+          expect([201, 401, 404], `${response.status} ${response.text}`).toContain(response.status)
+        }
+        expectError(await admin.get(`/operator/v1/workspaces/${doomed.workspaceId}`), 404, "not_found")
+      }
+      const tables = await Effect.runPromise(sql<{ table_name: string }>`
+        SELECT table_name FROM information_schema.columns
+        WHERE table_schema = 'public' AND column_name = 'workspace_id'`)
+      expect(tables.map((row) => row.table_name)).toEqual(expect.arrayContaining(["users", "credentials", "meetings"]))
+      for (const { table_name } of tables) {
+        const [left] = await Effect.runPromise(sql<{ count: string }>`
+          SELECT count(*)::text AS count FROM ${sql(table_name)} WHERE workspace_id::text IN ${sql.in(deleted)}`)
+        expect({ table: table_name, rows: left!.count }).toEqual({ table: table_name, rows: "0" })
+      }
+    } finally {
+      await racing.close()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 120_000)
 })

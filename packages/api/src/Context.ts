@@ -40,8 +40,8 @@ export const uploadDescription =
   "cannot be read (damaged, password-protected, or a DOCX that would expand to more than 256 MiB or hold more " +
   "than 16 MiB of XML) is 400 `validation_error`, and so is an upload that holds no text " +
   "(such as a scanned PDF without a text layer).\n\n" +
-  "The server prepares uploads on worker threads (CONVENE_CONTEXT_WORKERS), so a large one does not hold up other " +
-  "requests.\n\n" +
+  "The server prepares uploads in worker processes (CONVENE_CONTEXT_WORKERS), so a large one does not hold up " +
+  "other requests.\n\n" +
   "**Normalisation.** Unicode NFC; every line ending becomes LF; control characters and byte order marks are dropped; " +
   "runs of white space inside a line become one space (a line's indentation is kept, tabs as four spaces); trailing " +
   "white space is trimmed; more than one blank line in a row becomes one; the text ends with one LF.\n\n" +

@@ -115,7 +115,7 @@ export type ContextServices = ContextItems | ContextForPrompt
  * Meeting context: uploads normalised, scrubbed and stored as text (ContextItems), and the one reader of that text
  * (ContextForPrompt). Besides the store it needs the ContextPreparation port, which says where an upload's text is
  * prepared: `ContextPreparation.inProcess` on the caller's thread, with the TextExtractor port (@convene/node:
- * NodeTextExtractor) reading PDF and DOCX files; @convene/http's server runs it on worker threads.
+ * NodeTextExtractor) reading PDF and DOCX files; @convene/http's server runs it in worker processes.
  */
 export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Crypto | ContextPreparation> = Layer.mergeAll(
   ContextItems.layer.pipe(Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer)))),

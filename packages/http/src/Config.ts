@@ -29,7 +29,7 @@ export interface ServerLimits {
   /** The largest file an upload may carry, in bytes (CONVENE_MAX_UPLOAD_BYTES; default 25 MiB; 413 past it). */
   readonly maxUploadBytes: number
   /**
-   * Worker threads that prepare meeting context uploads (extraction, normalisation, PII scrubbing), so a large
+   * Worker processes that prepare meeting context uploads (extraction, normalisation, PII scrubbing), so a large
    * upload's seconds of CPU do not hold up the requests the main thread serves (CONVENE_CONTEXT_WORKERS; default
    * 1; 0 prepares them on the main thread).
    */

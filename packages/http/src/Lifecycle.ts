@@ -20,7 +20,7 @@
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Crypto } from "@convene/core"
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
-import type { Server } from "node:http"
+import { type Server, validateHeaderName, validateHeaderValue } from "node:http"
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
 import { envelope } from "@convene/api/Errors"
@@ -169,6 +169,24 @@ const metricsAnswer = (
     return HttpServerResponse.text(yield* metrics.scrape, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
   })
 
+/**
+ * Why Node would refuse to write the answer's head (a header name or value with a character it does not
+ * allow, such as CR or LF), or undefined. Node throws while the platform writes the head, after the gate has
+ * returned and logged the answer, and the platform then answers 500 without a body and without a log line; so
+ * the gate checks the head itself, with Node's own validators, and answers such a response as any other 500.
+ */
+const headProblem = (response: Response): unknown => {
+  for (const [name, value] of Object.entries(response.headers)) {
+    try {
+      validateHeaderName(name)
+      validateHeaderValue(name, value)
+    } catch (error) {
+      return error
+    }
+  }
+  return undefined
+}
+
 /** The app Node serves: /metrics, the API once it is there (see `answer`), the access line and the metrics. */
 const serveThrough = (gate: Gate, options: GateOptions) =>
   Effect.gen(function*() {
@@ -180,7 +198,16 @@ const serveThrough = (gate: Gate, options: GateOptions) =>
     if (app === undefined) return yield* whileStarting
     const started = performance.now()
     const entry = RequestLog.empty()
-    const exit = yield* Effect.exit(Effect.provideService(answer(gate, app), RequestLog.RequestLog, entry))
+    let exit = yield* Effect.exit(Effect.provideService(answer(gate, app), RequestLog.RequestLog, entry))
+    const problem = Exit.isSuccess(exit) ? headProblem(exit.value) : undefined
+    if (problem !== undefined) {
+      entry.cause = Cause.die(problem)
+      const requestId = entry.requestId ?? (yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID))
+      exit = Exit.succeed(HttpServerResponse.unsafeJson(
+        envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
+        { status: 500, headers: { "x-request-id": requestId } }
+      ))
+    }
     const status = Exit.isSuccess(exit) ? exit.value.status : 500
     if (Exit.isFailure(exit) && entry.cause === undefined && !Cause.isInterruptedOnly(exit.cause)) entry.cause = exit.cause
     recordRequest(request.method, entry.route, status, (performance.now() - started) / 1000)

@@ -156,7 +156,7 @@ export const ApiLive = (config: HostConfig) =>
   )
 
 /**
- * Where meeting context uploads are prepared: on CONVENE_CONTEXT_WORKERS worker threads (context/ContextWorkers.ts),
+ * Where meeting context uploads are prepared: in CONVENE_CONTEXT_WORKERS worker processes (context/ContextWorkers.ts),
  * or on the main thread when it says 0.
  */
 const ContextPreparationLive = (config: HostConfig) =>

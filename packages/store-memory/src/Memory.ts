@@ -112,8 +112,8 @@ export interface State {
   readonly sessions: HashMap.HashMap<SessionId, Session>
   /** Session ids by token hash. */
   readonly sessionHashes: HashMap.HashMap<string, SessionId>
-  /** The instants of the failed sign-in attempts, by key, in the order they were recorded. */
-  readonly signInFailures: HashMap.HashMap<string, ReadonlyArray<DateTime.Utc>>
+  /** The sign-in attempts counted against the limit (each with its id and instant), by key, in the order they were recorded. */
+  readonly signInFailures: HashMap.HashMap<string, ReadonlyArray<{ readonly attempt: string; readonly at: DateTime.Utc }>>
   /** Each workspace's events, oldest first (positions ascending). */
   readonly events: HashMap.HashMap<WorkspaceId, ReadonlyArray<LoggedEvent>>
   /** The position the last appended event took (0 before any): a rolled-back append rolls it back too. */

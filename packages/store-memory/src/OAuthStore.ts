@@ -280,14 +280,29 @@ export const sessionLayer: Layer.Layer<SessionStore, never, Memory> = Layer.effe
         yield* memory.modify((state) => [undefined, withoutSessions(state, (session) => session.workspace_id === workspaceId)])
       }),
 
-      recordFailure: Effect.fnUntraced(function*(keys, at) {
+      // One modify: the limits are checked and the attempt recorded in the same step, so no racing attempt slips in between.
+      recordAttempt: Effect.fnUntraced(function*({ at, id, limits, since }) {
+        return yield* memory.modify((state) => {
+          const recorded = (key: string) => Option.getOrElse(HashMap.get(state.signInFailures, key), () => [])
+          const within = (key: string) => recorded(key).filter((entry) => !DateTime.lessThan(entry.at, since)).length
+          if (limits.some(({ key, limit }) => within(key) >= limit)) return [false, state]
+          return [true, {
+            ...state,
+            signInFailures: [...new Set(limits.map(({ key }) => key))].reduce(
+              (failures, key) => HashMap.set(failures, key, [...recorded(key), { attempt: id, at }]),
+              state.signInFailures
+            )
+          }]
+        })
+      }),
+
+      forgetAttempt: Effect.fnUntraced(function*(id) {
         yield* memory.modify((state) => [undefined, {
           ...state,
-          signInFailures: keys.reduce(
-            (failures, key) =>
-              HashMap.set(failures, key, [...Option.getOrElse(HashMap.get(failures, key), () => []), at]),
-            state.signInFailures
-          )
+          signInFailures: HashMap.filterMap(state.signInFailures, (entries) => {
+            const kept = entries.filter((entry) => entry.attempt !== id)
+            return kept.length === 0 ? Option.none() : Option.some(kept)
+          })
         }])
       }),
 
@@ -296,7 +311,7 @@ export const sessionLayer: Layer.Layer<SessionStore, never, Memory> = Layer.effe
         const counts = new Map<string, number>()
         for (const key of new Set(keys)) {
           const count = Option.getOrElse(HashMap.get(state.signInFailures, key), () => [])
-            .filter((at) => !DateTime.lessThan(at, since)).length
+            .filter((entry) => !DateTime.lessThan(entry.at, since)).length
           if (count > 0) counts.set(key, count)
         }
         return counts
@@ -309,8 +324,8 @@ export const sessionLayer: Layer.Layer<SessionStore, never, Memory> = Layer.effe
       purgeFailures: Effect.fnUntraced(function*(before) {
         yield* memory.modify((state) => [undefined, {
           ...state,
-          signInFailures: HashMap.filterMap(state.signInFailures, (instants) => {
-            const kept = instants.filter((at) => !DateTime.lessThan(at, before))
+          signInFailures: HashMap.filterMap(state.signInFailures, (entries) => {
+            const kept = entries.filter((entry) => !DateTime.lessThan(entry.at, before))
             return kept.length === 0 ? Option.none() : Option.some(kept)
           })
         }])

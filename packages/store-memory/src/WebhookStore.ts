@@ -162,6 +162,17 @@ export const layer: Layer.Layer<WebhookStore, never, Memory> = Layer.effect(
         })
       }),
 
+      outbox: Effect.fnUntraced(function*(now) {
+        const pending = HashMap.toValues((yield* memory.read).deliveries).filter((delivery) => delivery.state === "pending")
+        const due = pending.flatMap((delivery) =>
+          delivery.next_attempt_at !== null && notAfter(delivery.next_attempt_at, now) ? [delivery.next_attempt_at] : []
+        )
+        return {
+          pending: pending.length,
+          oldestDue: due.length === 0 ? Option.none() : Option.some(due.reduce((a, b) => DateTime.min(a, b)))
+        }
+      }),
+
       recordAttempt: Effect.fnUntraced(function*(delivery, attempt) {
         yield* memory.modify((state) => {
           if (!HashMap.has(state.deliveries, delivery.id)) return [undefined, state]

@@ -37,6 +37,12 @@ export const layer: Layer.Layer<WorkspaceStore, never, Memory> = Layer.effect(
       // Transactions run one at a time here (Memory.withTransaction): there is nothing to hold.
       lock: () => Effect.void,
 
+      // The same: a transaction that reads the workspace sees it as long as it runs.
+      share: Effect.fnUntraced(function*(id) {
+        const state = yield* memory.read
+        return HashMap.has(state.workspaces, id)
+      }),
+
       list: Effect.fnUntraced(function*(page) {
         const state = yield* memory.read
         return Pagination.sliceOf(HashMap.toValues(state.workspaces).sort(newestFirst), page)

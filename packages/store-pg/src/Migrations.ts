@@ -540,6 +540,16 @@ const attachments = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Sign-in attempts are counted before the password is checked, and a successful one is forgotten afterwards: each
+ * row of `sign_in_failures` names its attempt (rows from before have none, and are only ever counted).
+ */
+const signInAttempts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE sign_in_failures ADD COLUMN attempt uuid`
+  yield* sql`CREATE INDEX sign_in_failures_attempt_idx ON sign_in_failures (attempt) WHERE attempt IS NOT NULL`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -552,7 +562,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0008_backlog": backlog,
   "0009_attachments": attachments,
   "0010_context": context,
-  "0011_rate_limits": rateLimits
+  "0011_rate_limits": rateLimits,
+  "0012_sign_in_attempts": signInAttempts
 }
 
 const runMigrator = Migrator.make({})

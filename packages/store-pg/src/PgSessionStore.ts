@@ -1,6 +1,11 @@
 /**
- * SessionStore on PostgreSQL: `sessions` (token_hash unique) and `sign_in_failures`, one row per failed attempt
- * and key, counted by key and time.
+ * SessionStore on PostgreSQL: `sessions` (token_hash unique) and `sign_in_failures`, one row per counted
+ * sign-in attempt and key (with the attempt's id since 0012), counted by key and time.
+ *
+ * An attempt is counted under transaction-scoped advisory locks on its keys, taken in a fixed order: a second
+ * attempt on the same account or address waits for the first to commit, then counts it. (Counting and inserting
+ * in one statement would not do: under READ COMMITTED, statements running at the same time do not see each
+ * other's rows, so each would find room under the limit.)
  */
 import { Session, SessionStore } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
@@ -12,6 +17,9 @@ import { joinedUser, UserRecord } from "./PgUserStore.js"
 export const SessionRecord = rowOf(Session, {})
 
 const FailureCounts = Schema.Array(Schema.Struct({ key: Schema.String, count: Schema.Int }))
+
+/** The advisory lock space of sign-in attempts (the second key is the attempt key's hash). */
+const lockSpace = 0x636e7369 // "cnsi"
 
 export const make: Effect.Effect<Context.Tag.Service<typeof SessionStore>, never, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -57,10 +65,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof SessionStore>, never
     deleteByWorkspace: (workspaceId) =>
       orDie(sql`DELETE FROM sessions WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid),
 
-    recordFailure: (keys, at) =>
-      keys.length === 0 ? Effect.void : orDie(sql`
-        INSERT INTO sign_in_failures (key, at)
-        SELECT key, ${date(at)}::timestamptz FROM unnest(${keys}::text[]) AS key`).pipe(Effect.asVoid),
+    recordAttempt: ({ at, id, limits, since }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const keys = [...new Set(limits.map(({ key }) => key))].sort()
+        if (keys.length === 0) return true
+        for (const key of keys) yield* sql`SELECT pg_advisory_xact_lock(${lockSpace}, hashtext(${key}))`
+        const counts = new Map((yield* countFailures(keys, since)).map((row) => [row.key, row.count]))
+        if (limits.some(({ key, limit }) => (counts.get(key) ?? 0) >= limit)) return false
+        yield* sql`
+          INSERT INTO sign_in_failures (key, at, attempt)
+          SELECT key, ${date(at)}::timestamptz, ${id}::uuid FROM unnest(${keys}::text[]) AS key`
+        return true
+      })).pipe(orDie, Effect.withSpan("PgSessionStore.recordAttempt")),
+    forgetAttempt: (id) => orDie(sql`DELETE FROM sign_in_failures WHERE attempt = ${id}::uuid`).pipe(Effect.asVoid),
     failuresSince: (keys, since) =>
       keys.length === 0
         ? Effect.succeed(new Map())

@@ -166,6 +166,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WebhookStore>, never
         decodeDeliveries
       )),
 
+    // Both from the pending rows only, which the partial index deliveries_due_idx holds in order of due time.
+    outbox: (now) =>
+      orDie(Effect.map(
+        sql<{ readonly pending: number; readonly oldest_due: Date | string | null }>`
+          SELECT count(*)::integer AS pending,
+            min(next_attempt_at) FILTER (WHERE next_attempt_at <= ${date(now)}) AS oldest_due
+          FROM deliveries WHERE state = 'pending'`,
+        ([row]) => ({
+          pending: row?.pending ?? 0,
+          oldestDue: Option.map(Option.fromNullable(row?.oldest_due), DateTime.unsafeMake)
+        })
+      )),
+
     // One statement (the worker's most frequent write): the attempt goes in and the delivery changes together. A
     // delivery deleted meanwhile (its workspace was) refuses the attempt's reference to it, and nothing is written.
     recordAttempt: (delivery, attempt) =>

@@ -17,6 +17,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof WorkspaceStore>, nev
     get: (id) => workspaces.find({ id }),
     // The row lock lasts until the transaction ends (and is released at once outside one).
     lock: (id) => orDie(sql`SELECT 1 FROM workspaces WHERE id = ${id} FOR UPDATE`).pipe(Effect.asVoid),
+    // FOR KEY SHARE conflicts with FOR UPDATE (and with the DELETE) only: inserts into one workspace do not wait
+    // for one another, and one that waited for a deletion finds no row.
+    share: (id) =>
+      orDie(sql`SELECT 1 FROM workspaces WHERE id = ${id} FOR KEY SHARE`).pipe(Effect.map((rows) => rows.length > 0)),
     list: (request) =>
       orDie(page(sql, {
         row: WorkspaceRecord,

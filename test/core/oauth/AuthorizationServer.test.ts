@@ -10,7 +10,10 @@ import {
   builtInClientId,
   Clients,
   CreateFirstPartyClient,
+  firstPartyClients,
+  firstPartyProfile,
   IssueToken,
+  make as makeAuthorizationServer,
   OAuthStore,
   SigningKeys,
   Tokens
@@ -512,6 +515,38 @@ describe("AuthorizationServer", () => {
 
         // No ID token without openid.
         expect((yield* tokensFor({ live })).id_token).toBeUndefined()
+      }))
+
+    it.effect("kinds of client are configuration: another profile's policies change consent, scopes and which clients are served", () =>
+      Effect.gen(function*() {
+        const { live } = yield* signedIn({ role: "OWNER" })
+        const app = yield* registeredApp()
+        // A server that serves first-party clients only, with consent and without workspace scopes.
+        const strict = { ...firstPartyClients.first_party, consent: true, workspaceScopes: false }
+        const other = yield* makeAuthorizationServer({ issuer, profile: { ...firstPartyProfile, clients: { first_party: strict } } })
+        const asked = authorizeParams({ scope: "meetings:read workspace:read" })
+        expect(yield* other.authorize(asked, Option.some(live), Option.none())).toMatchObject({
+          _tag: "ConsentRequired",
+          scopes: ["meetings:read"]
+        })
+        // Registered clients are unknown there, at the authorization and at the token endpoint.
+        const appRequest = authorizeParams({ client_id: app.client_id, redirect_uri: "https://app.example/callback" })
+        expect(yield* other.authorize(appRequest, Option.some(live), Option.none())).toEqual({
+          _tag: "Refused",
+          description: "the application (client_id) is not known to this server"
+        })
+        const refused = yield* failureOf(other.exchangeCode({
+          code: "x".repeat(43),
+          code_verifier: "v".repeat(43),
+          client_id: app.client_id,
+          redirect_uri: "https://app.example/callback"
+        }))
+        expect(refused.error).toBe("invalid_client")
+        // The first-party server, on the same stores, keeps its own rules: no consent, the workspace scope granted.
+        const firstParty = yield* AuthorizationServer
+        const code = redirectOf(yield* firstParty.authorize(asked, Option.some(live), Option.none())).searchParams.get("code")
+        expect(code).toBeTruthy()
+        expect(yield* firstParty.authorize(appRequest, Option.some(live), Option.none())).toMatchObject({ _tag: "ConsentRequired" })
       }))
   })
 

@@ -69,6 +69,52 @@ describe("RedirectUris", () => {
       for (const [uri] of refused) expect(RedirectUris.isLoopback(uri), uri).toBe(false)
     })
 
+    it("refuses a URI with a control, space, DEL or non-ASCII character, which the URL parser would drop or encode", () => {
+      // Each would reach the Location header as written: Node refuses such a header (a 500), or it splits the head.
+      for (const uri of [
+        "http://127.0.0.1:8000/cb\r\nSet-Cookie: pwn=1",
+        "http://127.0.0.1:8000/cb\r\n",
+        "http://127.0.0.1:8000/c\tb",
+        "http://127.0.0.1:8000/cb\u0000",
+        "http://127.0.0.1:8000/cb\u2028",
+        "http://127.0.0.1:8000/cb\u007f",
+        "http://127.0.0.1:8000/caf\u00e9",
+        "http://127.0.0.1:8000/a b",
+        "https://evil.example/cb\r\nSet-Cookie: x=1",
+        "https://app.example/\u{1F600}",
+        "https://b\u00fccher.example/cb",
+        "com.example.app:/cb\n",
+        " https://app.example/cb",
+        "https://app.example/cb "
+      ]) {
+        expect(problemOf(uri), JSON.stringify(uri)).toMatch(/printable ASCII/)
+        expect(RedirectUris.isLoopback(uri), JSON.stringify(uri)).toBe(false)
+        expect(RedirectUris.matches(uri, [uri], true), JSON.stringify(uri)).toBe(false)
+      }
+      // Their percent-encoded forms are ordinary URIs.
+      expect(RedirectUris.classify("http://127.0.0.1:8000/cb%0D%0ASet-Cookie:%20pwn=1")).toEqual({ kind: "loopback" })
+      expect(RedirectUris.classify("https://app.example/caf%C3%A9")).toEqual({ kind: "https" })
+    })
+
+    it.prop(
+      "a URI with any character outside printable ASCII is refused, wherever it stands",
+      [
+        FastCheck.oneof(A.loopbackUri, A.httpsUri, A.privateUseUri),
+        FastCheck.oneof(
+          FastCheck.integer({ min: 0, max: 0x20 }),
+          FastCheck.integer({ min: 0x7f, max: 0xd7ff }),
+          FastCheck.integer({ min: 0xe000, max: 0x10ffff })
+        ),
+        FastCheck.nat()
+      ],
+      ([uri, code, at]) => {
+        const position = at % (uri.length + 1)
+        const spoiled = uri.slice(0, position) + String.fromCodePoint(code) + uri.slice(position)
+        expect("problem" in RedirectUris.classify(spoiled), JSON.stringify(spoiled)).toBe(true)
+        expect(RedirectUris.matches(spoiled, [spoiled, uri], true), JSON.stringify(spoiled)).toBe(false)
+      }
+    )
+
     it.prop(
       "a fragment is refused on any URI",
       [FastCheck.oneof(A.loopbackUri, A.httpsUri, A.privateUseUri), FastCheck.string({ maxLength: 10 })],

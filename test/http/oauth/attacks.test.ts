@@ -29,6 +29,7 @@ import {
   tokenRequest,
   useOAuthServer
 } from "./support.js"
+import { client, OPERATOR_TOKEN } from "../../support/server.js"
 
 const server = useOAuthServer()
 
@@ -306,6 +307,66 @@ describe("authorize never redirects to an untrusted URI", () => {
     expectErrorPage(await authorizeAnswer(twice.toString()))
   })
 
+  it("answers a redirect_uri with a line break, NUL, tab or non-ASCII character with a 400 page, never a 500 or a redirect", async () => {
+    // The URL parser drops tabs and line breaks and percent-encodes the rest, so each of these parses as a
+    // loopback URI; written as it is into Location, Node would refuse the header.
+    for (
+      const redirectUri of [
+        "http://127.0.0.1:8000/cb\r\nSet-Cookie: pwn=1",
+        "http://127.0.0.1:8000/cb\n",
+        "http://127.0.0.1:8000/c\tb",
+        "http://127.0.0.1:8000/cb\u0000",
+        "http://127.0.0.1:8000/cb\u2028",
+        "http://127.0.0.1:8000/caf\u00e9",
+        "http://127.0.0.1:8000/a b"
+      ]
+    ) {
+      for (const signedIn of [true, false]) {
+        const answer = await authorizeAnswer((await params({ redirect_uri: redirectUri })).toString(), signedIn)
+        expectErrorPage(answer)
+        expect(answer.headers.getSetCookie().some((line) => line.startsWith("pwn")), JSON.stringify(redirectUri)).toBe(false)
+      }
+    }
+  })
+
+  it("answers any redirect_uri, control and Unicode characters included, without a 5xx, redirecting only to a URI it may use (property)", async () => {
+    const printable = /^[\x21-\x7e]*$/
+    // The registered loopback URI matches on any port (RFC 8252 7.3).
+    const anyPort = (uri: string) => uri.replace(/^http:\/\/127\.0\.0\.1:\d+/, "http://127.0.0.1")
+    const character = fc.oneof(
+      fc.integer({ min: 0, max: 0x20 }),
+      fc.integer({ min: 0x7f, max: 0xd7ff }),
+      fc.integer({ min: 0xe000, max: 0x10ffff })
+    ).map((code) => String.fromCodePoint(code))
+    // A URI the client may use with one bad character put anywhere, or any text at all.
+    const spoiled = fc.tuple(fc.constantFrom(loopback, "https://app.example.com/cb"), character, fc.nat()).map(([uri, bad, at]) => {
+      const position = at % (uri.length + 1)
+      return uri.slice(0, position) + bad + uri.slice(position)
+    })
+    const anything = fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 40 }))
+      .map((text) => `http://127.0.0.1:8000/${text}`)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(spoiled, anything, fc.string({ unit: "binary", maxLength: 40 })),
+        fc.constantFrom("convene-cli", registered.client_id),
+        fc.boolean(),
+        async (redirectUri, clientId, signedIn) => {
+          const answer = await authorizeAnswer((await params({ client_id: clientId, redirect_uri: redirectUri })).toString(), signedIn)
+          expect(answer.status, JSON.stringify(redirectUri)).toBeLessThan(500)
+          if (answer.location === null) return
+          // A redirect goes to the sign-in page of this server or back to the URI the request named, and only
+          // once that URI is printable and allowed.
+          const back = answer.location.startsWith(`${redirectUri}?`) || answer.location.startsWith(`${redirectUri}&`)
+          expect(back || answer.location.startsWith("/signin?"), answer.location).toBe(true)
+          expect(printable.test(redirectUri), JSON.stringify(redirectUri)).toBe(true)
+          if (clientId === "convene-cli") expect(redirectUri).toMatch(/^http:\/\/(127\.0\.0\.1|localhost):\d{1,5}([/?]|$)/i)
+          else expect([loopback, "https://app.example.com/cb"].map(anyPort)).toContain(anyPort(redirectUri))
+        }
+      ),
+      { numRuns: 150 }
+    )
+  })
+
   it("sends the other errors back to the client: plain PKCE is 302 with error=invalid_request, state and iss", async () => {
     const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [{ code_challenge_method: "plain" }, "invalid_request"],
@@ -415,6 +476,10 @@ describe("dynamic client registration (RFC 7591) refuses what it must", () => {
         ["/relative/callback"],
         ["myapp:/callback"],
         ["https://app.example.com/cb", "javascript:alert(1)"],
+        ["https://evil.example/cb\r\nSet-Cookie: x=1"],
+        ["https://app.example.com/cb", "http://127.0.0.1:8000/cb\u0000"],
+        ["com.example.app:/cb\u2028"],
+        ["https://app.example.com/caf\u00e9"],
         [],
         "https://app.example.com/cb",
         [42],
@@ -424,6 +489,16 @@ describe("dynamic client registration (RFC 7591) refuses what it must", () => {
       expectOAuthError(await register({ client_name: "Bad", redirect_uris: uris }), 400, "invalid_redirect_uri")
     }
     expectOAuthError(await register({ client_name: "None" }), 400, "invalid_redirect_uri")
+  })
+
+  it("answers the operator's first-party client with a control or non-ASCII character in a redirect URI with 400 validation_error", async () => {
+    const operator = client(server.url, OPERATOR_TOKEN)
+    for (const uri of ["http://127.0.0.1:8000/cb\r\nSet-Cookie: x=1", "http://127.0.0.1:8000/cb\u0000", "http://127.0.0.1:8000/caf\u00e9"]) {
+      const answer = await operator.post("/operator/v1/oauth-clients", { name: "Desk app", redirect_uris: [uri] })
+      expect(answer.status, JSON.stringify(uri)).toBe(400)
+      expect(answer.body.code).toBe("validation_error")
+    }
+    expect((await operator.post("/operator/v1/oauth-clients", { name: "Desk app", redirect_uris: ["http://127.0.0.1:8000/cb"] })).status).toBe(201)
   })
 
   it("answers workspace scopes and other metadata it does not allow with 400 invalid_client_metadata", async () => {
@@ -623,6 +698,29 @@ describe("password guessing spread over accounts", () => {
   })
 })
 
+describe("password guessing all at once", () => {
+  // A server of its own: every test's sign-ins come from the same address, and count against its limit.
+  const burst = useOAuthServer()
+
+  it("checks at most 5 passwords of a burst of 30 wrong ones sent at once, and answers the rest 429", async () => {
+    const user = await newUser(burst.url)
+    // Each guesser has its own sign-in form (and CSRF cookie), as 30 browsers would; then all post together.
+    const forms = await Promise.all(Array.from({ length: 30 }, async () => {
+      const guesser = new CookieJar()
+      const page = await browserRequest(burst.url, guesser, "/signin")
+      return { guesser, csrf: hiddenField(page.text, "csrf") }
+    }))
+    const answers = await Promise.all(forms.map(({ csrf, guesser }, index) =>
+      browserRequest(burst.url, guesser, "/signin", { form: { csrf, continue: "/account", email: user.email, password: `guess ${index}` } })
+    ))
+    const statuses = answers.map((answer) => answer.status)
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25)
+    // The right password is refused too until the window has passed.
+    expect((await signIn(burst.url, user)).response.status).toBe(429)
+  })
+})
+
 describe("continue never leaves the site", () => {
   it("sends a signed-in user to a path of this server whatever continue says", async () => {
     const user = await newUser(server.url)
@@ -698,6 +796,122 @@ describe("cookies on an http base URL", () => {
     const { jar: session } = await signIn(server.url, user)
     expect((await fetch(`${server.url}/v1/me`, { headers: { cookie: session.header() } })).status).toBe(401)
     expect((await me(server.url, session.get(SESSION_COOKIE)!)).status).toBe(401)
+  })
+})
+
+describe("the session's forms refuse what another site posts", () => {
+  it("answers POST /signout, /account/tokens and /account/tokens/{id}/delete from another origin, without the CSRF cookie or with a wrong token with 403, and changes nothing", async () => {
+    const user = await newUser(server.url, { plan: "PRO" })
+    const { jar: session } = await signIn(server.url, user)
+    const account = await browserRequest(server.url, session, "/account")
+    const csrf = hiddenField(account.text, "csrf")
+    // A token to delete, issued the right way.
+    const issued = await browserRequest(server.url, session, "/account/tokens", {
+      form: { csrf, name: "Kept", kind: "short_lived", scopes: "meetings:read", expiry_hours: "1" }
+    })
+    expect(issued.status).toBe(201)
+    const token = /<input id="issued-token" type="text" readonly value="([^"]+)"/.exec(issued.text)![1]!
+    const deleteAction = /<form method="post" action="(\/account\/tokens\/[^"]+\/delete)">/.exec(issued.text)![1]!
+
+    // The session cookie alone, as a cross-site form post carries it (SameSite=Lax lets a top-level POST
+    // through in some browsers; the CSRF cookie is SameSite=Strict and never comes along).
+    const withoutCsrfCookie = new CookieJar()
+    withoutCsrfCookie.absorb(new Response(null, { headers: { "set-cookie": `${SESSION_COOKIE}=${session.get(SESSION_COOKIE)}` } }))
+    const forgeries = [
+      { name: "another origin", jar: session, form: { csrf }, headers: { origin: "https://evil.example" } },
+      { name: "an opaque origin (null)", jar: session, form: { csrf }, headers: { origin: "null" } },
+      { name: "no CSRF cookie", jar: withoutCsrfCookie, form: { csrf }, headers: {} },
+      { name: "a wrong CSRF token", jar: session, form: { csrf: "A".repeat(43) }, headers: {} },
+      { name: "no CSRF token", jar: session, form: {}, headers: {} }
+    ]
+    for (const forgery of forgeries) {
+      for (const [path, fields] of [
+        ["/signout", {}],
+        ["/account/tokens", { name: "Planted", kind: "short_lived", scopes: "meetings:read", expiry_hours: "6" }],
+        [deleteAction, {}]
+      ] as const) {
+        const answer = await browserRequest(server.url, forgery.jar, path, { form: { ...fields, ...forgery.form }, headers: forgery.headers })
+        expect({ status: answer.status, location: answer.location }, `${path}: ${forgery.name}`).toEqual({ status: 403, location: null })
+        expect(answer.text, `${path}: ${forgery.name}`).not.toContain("svc_")
+      }
+    }
+    // Nothing changed: still signed in, no token planted, the token still works.
+    const after = await browserRequest(server.url, session, "/account")
+    expect(after.status).toBe(200)
+    expect(after.text).not.toContain("Planted")
+    expect(after.text).toContain("Kept")
+    expect((await me(server.url, token)).status).toBe(200)
+  })
+})
+
+describe("browser sign-in off (CONVENE_BROWSER_SIGNIN=false)", () => {
+  const off = useOAuthServer({ browserSignIn: false })
+
+  it("has no /signin, /signout or /account, and authorize answers a browser 401 login_required instead of a sign-in redirect", async () => {
+    const jar = new CookieJar()
+    for (const [method, path] of [["GET", "/signin"], ["POST", "/signin"], ["POST", "/signout"], ["GET", "/account"], ["POST", "/account/tokens"]] as const) {
+      const answer = await browserRequest(off.url, jar, path, method === "POST" ? { form: { csrf: "x" } } : {})
+      expect(answer.status, `${method} ${path}`).toBe(404)
+    }
+    const values = await pkce()
+    const query = authorizeQuery({ clientId: "convene-cli", redirectUri: loopback, scope: "meetings:read", challenge: values.challenge, state: "st" })
+    const browser = await browserRequest(off.url, jar, query)
+    expect({ status: browser.status, location: browser.location }).toEqual({ status: 401, location: null })
+    expect(JSON.parse(browser.text)).toMatchObject({ error: "login_required" })
+    const program = await read(await fetch(off.url + query, { redirect: "manual", headers: { accept: "application/json" } }))
+    expect({ status: program.status, location: program.headers.get("location") }).toEqual({ status: 401, location: null })
+    // An untrusted client or redirect URI is still the 400 page, never a redirect.
+    const untrusted = await browserRequest(off.url, jar, authorizeQuery({ clientId: "convene-cli", redirectUri: "https://evil.example/cb", scope: "meetings:read", challenge: values.challenge }))
+    expect({ status: untrusted.status, location: untrusted.location }).toEqual({ status: 400, location: null })
+  })
+})
+
+describe("the browser pages on another origin (CONVENE_AUTH_URL)", () => {
+  const split = useOAuthServer({ authUrl: "https://auth.example" })
+
+  it("publishes authorization_endpoint on the auth URL, and the issuer and the other endpoints on the base URL", async () => {
+    const document = (await read(await fetch(`${split.url}/v1/oauth/.well-known/openid-configuration`))).body
+    expect(document).toMatchObject({
+      issuer: `${split.url}/v1/oauth`,
+      authorization_endpoint: "https://auth.example/v1/oauth/authorize",
+      token_endpoint: `${split.url}/v1/oauth/token`,
+      revocation_endpoint: `${split.url}/v1/oauth/revoke`,
+      jwks_uri: `${split.url}/v1/oauth/.well-known/jwks.json`
+    })
+    const gateway = (await read(await fetch(`${split.url}/.well-known/oauth-authorization-server`))).body
+    expect(gateway).toMatchObject({ authorization_endpoint: "https://auth.example/v1/oauth/authorize", registration_endpoint: `${split.url}/v1/oauth/register` })
+  })
+
+  it("serves the pages for the auth URL's origin: its cookies (https: __Host-), its Origin on forms, sign-in redirects on its host", async () => {
+    const user = await newUser(split.url)
+    const values = await pkce()
+    // A browser without a session goes to /signin on the host it is on (the auth URL's, through the proxy).
+    const query = authorizeQuery({ clientId: "convene-cli", redirectUri: loopback, scope: "meetings:read", challenge: values.challenge, state: "st" })
+    const toSignIn = await browserRequest(split.url, new CookieJar(), query)
+    expect(toSignIn.status).toBe(302)
+    expect(toSignIn.location).toBe(`/signin?continue=${encodeURIComponent(query)}`)
+
+    const first = await fetch(`${split.url}/signin`)
+    const csrfLine = first.headers.getSetCookie().find((line) => line.startsWith("__Host-convene_csrf="))
+    expect(csrfLine).toBeDefined()
+    const csrfCookie = `__Host-convene_csrf=${csrfLine!.split(";")[0]!.slice("__Host-convene_csrf=".length)}`
+    const page = await first.text()
+    const body = new URLSearchParams({ csrf: hiddenField(page, "csrf"), continue: query, email: user.email, password: user.password })
+    // Posted from the base URL's origin, the form is another site's.
+    const fromBase = await post(split.url, "/signin", body, { ...form, origin: split.url, cookie: csrfCookie })
+    expect(fromBase.status).toBe(403)
+    const signedIn = await post(split.url, "/signin", body, { ...form, origin: "https://auth.example", cookie: csrfCookie })
+    expectFormRedirect(signedIn.status)
+    expect(signedIn.headers.get("location")).toBe(query)
+    const sessionLine = signedIn.headers.getSetCookie().find((line) => line.startsWith("__Host-convene_session="))
+    expect(sessionLine).toBeDefined()
+    // With that session, authorize answers the client with a code.
+    const approved = await fetch(split.url + query, { redirect: "manual", headers: { accept: "text/html", cookie: sessionLine!.split(";")[0]! } })
+    expect(approved.status).toBe(302)
+    const location = new URL(approved.headers.get("location")!)
+    expect(`${location.origin}${location.pathname}`).toBe(loopback)
+    expect(location.searchParams.get("code")).toBeTruthy()
+    expect(location.searchParams.get("iss")).toBe(`${split.url}/v1/oauth`)
   })
 })
 

@@ -14,11 +14,13 @@ import {
   browserRequest,
   CookieJar,
   expectFormRedirect,
+  hiddenField,
   me,
   newUser,
   type PasswordUser,
   pkce,
   post,
+  read,
   SESSION_COOKIE,
   signIn,
   tokenRequest,
@@ -306,5 +308,51 @@ describe("the authorization request without openid", () => {
     expect(answer.body).not.toHaveProperty("id_token")
     expect(Object.keys(answer.body).sort()).toEqual(["access_token", "expires_in", "refresh_token", "scope", "token_type"])
     expect(answer.headers.get("cache-control")).toBe("no-store")
+  })
+})
+
+describe("the account page's forms, over HTTP as a browser posts them", () => {
+  it("issues a personal access token (shown once), lists it, and deletes it: it stops working at once", async () => {
+    const user = await newUser(server.url, { plan: "PRO" })
+    const { jar } = await signIn(server.url, user)
+    const account = await browserRequest(server.url, jar, "/account")
+    expect(account.status).toBe(200)
+    const csrf = hiddenField(account.text, "csrf")
+
+    const issued = await browserRequest(server.url, jar, "/account/tokens", {
+      form: new URLSearchParams([
+        ["csrf", csrf],
+        ["name", "CI pipeline"],
+        ["kind", "personal_access_token"],
+        ["scopes", "meetings:read"],
+        ["scopes", "action-items:read"],
+        ["expiry_hours", "1"],
+        ["expiry_days", "30"]
+      ])
+    })
+    expect(issued.status).toBe(201)
+    expect(issued.headers.get("cache-control")).toBe("no-store")
+    const token = /<input id="issued-token" type="text" readonly value="([^"]+)"/.exec(issued.text)?.[1]
+    expect(token).toMatch(/^svc_pat_v1_/)
+    expect(issued.text.split(token!).length - 1).toBe(1)
+
+    const identity = await me(server.url, token!)
+    expect(identity.status).toBe(200)
+    expect(identity.body.email).toBe(user.email)
+    const introspected = await read(await fetch(`${server.url}/v1/auth/introspect`, { headers: { authorization: `Bearer ${token}` } }))
+    expect(introspected.body).toMatchObject({ kind: "personal_access_token", scopes: ["meetings:read", "action-items:read"] })
+    expect(Math.abs(Date.parse(introspected.body.expires_at) - (Date.now() + 30 * 86_400_000))).toBeLessThan(120_000)
+
+    // The page opened again lists it by name, never its value, with a delete form.
+    const listed = await browserRequest(server.url, jar, "/account")
+    expect(listed.text).not.toContain(token!)
+    expect(listed.text).toContain("CI pipeline")
+    const deleteAction = /<form method="post" action="(\/account\/tokens\/[^"]+\/delete)">/.exec(listed.text)?.[1]
+    expect(deleteAction).toBeDefined()
+    const deleted = await browserRequest(server.url, jar, deleteAction!, { form: { csrf: hiddenField(listed.text, "csrf") } })
+    expectFormRedirect(deleted.status)
+    expect(deleted.location).toBe("/account")
+    expect((await me(server.url, token!)).status).toBe(401)
+    expect((await browserRequest(server.url, jar, "/account")).text).not.toContain("CI pipeline")
   })
 })

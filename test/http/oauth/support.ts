@@ -5,7 +5,9 @@
  *   (`{base_url}/v1/oauth`), the endpoints of the discovery document and the pages' origin (which the CSRF
  *   defence compares with the Origin header) all derive from the base URL, so it must be where the server
  *   really is; `startServer` leaves the port out of it. The port is reserved first, then the server is built
- *   with it. `baseUrl` may name another origin (an https one, to read the cookies such a server sets).
+ *   with it. `baseUrl` may name another origin (an https one, to read the cookies such a server sets), and so
+ *   may `authUrl` (CONVENE_AUTH_URL: where a proxy in front serves the browser pages); `browserSignIn: false`
+ *   turns browser sign-in off (CONVENE_BROWSER_SIGNIN=false).
  * - Users with a password (sign-in needs one), created through the operator API.
  * - A cookie jar and form posts made the way a browser makes them (Origin header, cookies, no redirect
  *   followed), the sign-in form filled in over HTTP, PKCE values, and the RFC 6749 error check.
@@ -52,7 +54,15 @@ export interface OAuthServer {
   readonly close: () => Promise<void>
 }
 
-export const startOAuthServer = async (options: { readonly baseUrl?: (port: number) => string } = {}): Promise<OAuthServer> => {
+export interface OAuthServerOptions {
+  readonly baseUrl?: (port: number) => string
+  /** CONVENE_AUTH_URL (default: the base URL). */
+  readonly authUrl?: string
+  /** CONVENE_BROWSER_SIGNIN (default: true). */
+  readonly browserSignIn?: boolean
+}
+
+export const startOAuthServer = async (options: OAuthServerOptions = {}): Promise<OAuthServer> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const baseUrl = options.baseUrl?.(port) ?? url
@@ -63,7 +73,8 @@ export const startOAuthServer = async (options: { readonly baseUrl?: (port: numb
     operatorToken: Option.some(Redacted.make(OPERATOR_TOKEN)),
     accessLog: false,
     tracing: false,
-    limits: defaultLimits
+    limits: defaultLimits,
+    identity: { authUrl: options.authUrl ?? baseUrl, browserSignIn: options.browserSignIn ?? true, secretKey: Option.none() }
   }
   const store = defaultStore()
   const runtime = ManagedRuntime.make(ConveneWith(config, store.layer).pipe(Layer.provide(Logger.remove(Logger.defaultLogger))))
@@ -80,7 +91,7 @@ export const startOAuthServer = async (options: { readonly baseUrl?: (port: numb
 }
 
 /** One server for the enclosing file (or describe block). */
-export const useOAuthServer = (options: { readonly baseUrl?: (port: number) => string } = {}) => {
+export const useOAuthServer = (options: OAuthServerOptions = {}) => {
   let server: OAuthServer | undefined
   beforeAll(async () => {
     server = await startOAuthServer(options)

@@ -6,7 +6,7 @@
  * The computation is the costly part of an upload: a few seconds of CPU for 5 MiB of text dense with personal
  * data. The `ContextPreparation` port says where it runs. `ContextPreparation.inProcess` runs `prepare` on the
  * caller's thread (scrubbing gives other work a turn between slices); a host may run the same `prepare` on other
- * threads instead (@convene/http runs it on worker threads), which is why its input, result and errors are
+ * threads or processes instead (@convene/http runs it in worker processes), which is why its input, result and errors are
  * schemas: they cross a thread boundary as data.
  */
 import { Context, Effect, Either, Layer, Schema } from "effect"

@@ -188,7 +188,8 @@ const make = Effect.gen(function*() {
       revoked_at: null,
       created_at: at
     })
-    yield* store.insert(credential).pipe(Effect.orDie)
+    // Written where the workspace (and with it its user) is held against its deletion, which may have begun since.
+    yield* workspaces.within(user.workspace_id, store.insert(credential).pipe(Effect.orDie))
     return new IssuedToken({ ...credential, token })
   })
 
@@ -230,7 +231,7 @@ const make = Effect.gen(function*() {
       revoked_at: null,
       created_at: at
     })
-    yield* store.insert(credential).pipe(Effect.orDie)
+    yield* workspaces.within(workspaceId, store.insert(credential).pipe(Effect.orDie))
     return new IssuedApiKey({ id: credential.id, name: input.name, key: token, created_at: at })
   })
 

@@ -78,7 +78,11 @@ const make = Effect.gen(function*() {
       created_at: at,
       updated_at: at
     })
-    yield* store.insert(user).pipe(Effect.catchTag("DuplicateKey", () => Effect.fail(emailTaken(user))))
+    // The workspace is read again where the user is written: it may have been deleted since.
+    yield* workspaces.within(
+      workspaceId,
+      store.insert(user).pipe(Effect.catchTag("DuplicateKey", () => Effect.fail(emailTaken(user))))
+    )
     return user
   })
 

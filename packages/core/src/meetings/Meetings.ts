@@ -227,7 +227,8 @@ const make = Effect.gen(function*() {
       created_at: at,
       updated_at: at
     })
-    yield* transactor.withTransaction(Effect.gen(function*() {
+    // Held against the workspace's deletion, which may have begun since it was read above.
+    yield* workspaces.within(workspace.id, Effect.gen(function*() {
       if (allowance !== undefined) {
         const granted = yield* workspaceStore.consume({
           workspaceId: workspace.id,

@@ -4,8 +4,9 @@
  * authorization response), over the store ports. It knows nothing of HTTP: the host hands it the request's
  * parameters and the signed-in session and turns its answers into redirects, pages and JSON.
  *
- * A profile fixes the lifetimes and which clients are served, so the partner API's server is this service
- * with another profile (`make`), not a copy.
+ * A profile fixes the lifetimes and which clients are served, with the policy of each kind of client (ClientPolicy.ts:
+ * consent, redirect URIs, workspace scopes, authentication at the token endpoint), so the partner API's server is
+ * this service with another profile (`make`), not a copy.
  */
 import { Context, DateTime, Duration, Effect, Encoding, Layer, Option } from "effect"
 import { Crypto } from "../ports/Crypto.js"
@@ -15,6 +16,7 @@ import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Credential, type CredentialKind, grantsOf, isWorkspaceScope, type Scope, Scopes, scopesGranted, tokenPrefix } from "../identity/Identity.js"
 import { CredentialStore } from "../identity/IdentityStore.js"
+import { type ClientPolicies, type ClientPolicy, firstPartyClients } from "./ClientPolicy.js"
 import { Clients } from "./Clients.js"
 import { AuthorizationCode, Grant, GrantId, type OAuthClient } from "./OAuth.js"
 import { OAuthError } from "./OAuthError.js"
@@ -23,20 +25,28 @@ import * as RedirectUris from "./RedirectUris.js"
 import type { LiveSession } from "./Sessions.js"
 import { SigningKeys } from "./SigningKeys.js"
 
-/** Lifetimes of one authorization server. */
+export { type ClientPolicies, type ClientPolicy, firstPartyClients, type TokenEndpointAuth } from "./ClientPolicy.js"
+
+/** Lifetimes of one authorization server, and the clients it serves. */
 export interface OAuthProfile {
   /** An authorization code is single-use and valid this long. */
   readonly codeLifetime: Duration.Duration
   readonly accessLifetime: Duration.Duration
   /** A refresh token is valid this long after it was issued; each refresh issues a new one (the window restarts). */
   readonly refreshLifetime: Duration.Duration
+  /** The kinds of client served, each with its policy. */
+  readonly clients: ClientPolicies
 }
 
-/** The first-party document's lifetimes: code 10 minutes, access token 1 hour, refresh token 30 days. */
+/**
+ * The first-party document's lifetimes (code 10 minutes, access token 1 hour, refresh token 30 days) and
+ * clients (decisions.md: first-party and registered public clients).
+ */
 export const firstPartyProfile: OAuthProfile = {
   codeLifetime: Duration.minutes(10),
   accessLifetime: Duration.hours(1),
-  refreshLifetime: Duration.days(30)
+  refreshLifetime: Duration.days(30),
+  clients: firstPartyClients
 }
 
 export interface OAuthSettings {
@@ -114,11 +124,28 @@ export const make = (settings: OAuthSettings) =>
 
     const random = Effect.map(crypto.randomBytes(32), Encoding.encodeBase64Url)
 
-    /** A client's redirect URI rules: first-party clients without registered URIs take any loopback URI. */
-    const redirectAllowed = (client: OAuthClient, uri: string) =>
-      client.kind === "first_party"
-        ? RedirectUris.isLoopback(uri) && RedirectUris.matches(uri, client.redirect_uris, client.redirect_uris.length === 0)
-        : RedirectUris.matches(uri, client.redirect_uris, false)
+    /** The policy of the client's kind, or undefined when this server does not serve that kind. */
+    const policyOf = (client: OAuthClient): ClientPolicy | undefined => profile.clients[client.kind]
+
+    /** A URI of a kind the client's policy allows, and one it registered (or any loopback URI when the policy says so). */
+    const redirectAllowed = (client: OAuthClient, policy: ClientPolicy, uri: string) => {
+      const found = RedirectUris.classify(uri)
+      if (!("kind" in found) || !policy.redirectKinds.includes(found.kind)) return false
+      return RedirectUris.matches(uri, client.redirect_uris, policy.anyLoopbackWithoutRegistration && client.redirect_uris.length === 0)
+    }
+
+    /**
+     * Whether the client proved who it is at the token endpoint. A public client has nothing to prove there (PKCE
+     * binds the code to it); a confidential client's secret is checked here once a policy asks for one.
+     */
+    const authenticated = (policy: ClientPolicy): boolean => {
+      switch (policy.tokenEndpointAuth) {
+        case "none":
+          return true
+      }
+    }
+
+    const unknownClient = "the application (client_id) is not known to this server"
 
     /**
      * GET /authorize (and the consent form's POST, with the user's `decision`): checks the request in RFC 6749's
@@ -135,21 +162,15 @@ export const make = (settings: OAuthSettings) =>
         return { _tag: "Refused", description: clientIds.length > 1 ? "client_id must be given once" : "client_id is missing" } as AuthorizeOutcome
       }
       const found = yield* clients.find(clientIds[0]!)
-      if (Option.isNone(found)) return { _tag: "Refused", description: "the application (client_id) is not known to this server" } as AuthorizeOutcome
+      const policy = Option.isSome(found) ? policyOf(found.value) : undefined
+      if (Option.isNone(found) || policy === undefined) return { _tag: "Refused", description: unknownClient } as AuthorizeOutcome
       const client = found.value
       const redirects = valuesOf(params, "redirect_uri")
       if (redirects.length !== 1 || redirects[0] === "") {
         return { _tag: "Refused", description: redirects.length > 1 ? "redirect_uri must be given once" : "redirect_uri is missing" } as AuthorizeOutcome
       }
       const redirectUri = redirects[0]!
-      if (!redirectAllowed(client, redirectUri)) {
-        return {
-          _tag: "Refused",
-          description: client.kind === "first_party"
-            ? "redirect_uri must be a loopback URI (http://127.0.0.1:<port>/... or http://localhost:<port>/...) this application may use"
-            : "redirect_uri is not one this application registered"
-        } as AuthorizeOutcome
-      }
+      if (!redirectAllowed(client, policy, redirectUri)) return { _tag: "Refused", description: policy.redirectRefusal } as AuthorizeOutcome
       const states = valuesOf(params, "state")
       const state = states.length === 1 ? states[0] : undefined
       const back = (entries: ReadonlyArray<readonly [string, string]>): AuthorizeOutcome => ({
@@ -182,13 +203,16 @@ export const make = (settings: OAuthSettings) =>
         return fail("invalid_request", "nonce must be 1 to 255 characters")
       }
       const openid = asked.includes(openIdScope)
-      // Registered clients never hold workspace scopes, nor scopes beyond those they registered with.
-      let scopes = Scopes.filter((scope) => asked.includes(scope))
-      if (client.kind === "registered") {
-        scopes = scopes.filter((scope) => !isWorkspaceScope(scope) && (client.scope === null || client.scope.includes(scope)))
-        if (scopes.length === 0 && !openid) {
-          return fail("invalid_scope", "none of the requested scopes may be granted to this application (never workspace scopes)")
-        }
+      // A client holds workspace scopes only when its policy allows them, and never scopes beyond those it registered with.
+      let scopes = Scopes.filter((scope) =>
+        asked.includes(scope) && (policy.workspaceScopes || !isWorkspaceScope(scope)) &&
+        (client.scope === null || client.scope.includes(scope))
+      )
+      if (scopes.length === 0 && !openid) {
+        return fail(
+          "invalid_scope",
+          `none of the requested scopes may be granted to this application${policy.workspaceScopes ? "" : " (never workspace scopes)"}`
+        )
       }
 
       if (Option.isNone(session)) return { _tag: "SignInRequired" } as AuthorizeOutcome
@@ -196,7 +220,7 @@ export const make = (settings: OAuthSettings) =>
       scopes = scopes.filter((scope) => grantsOf(user.role).includes(scope))
       if (scopes.length === 0 && !openid) return fail("invalid_scope", `none of the requested scopes is granted to the role ${user.role}`)
 
-      if (client.kind === "registered" && Option.isNone(decision)) {
+      if (policy.consent && Option.isNone(decision)) {
         return { _tag: "ConsentRequired", client, scopes, openid, redirectUri } as AuthorizeOutcome
       }
       if (Option.isSome(decision) && decision.value === "deny") return fail("access_denied", "the user denied the request")
@@ -297,7 +321,10 @@ export const make = (settings: OAuthSettings) =>
       readonly redirect_uri: string
     }) {
       const client = yield* clients.find(input.client_id)
-      if (Option.isNone(client)) return yield* Effect.fail(OAuthError.of("invalid_client", "the client_id is not known to this server"))
+      const policy = Option.isSome(client) ? policyOf(client.value) : undefined
+      if (Option.isNone(client) || policy === undefined || !authenticated(policy)) {
+        return yield* Effect.fail(OAuthError.of("invalid_client", "the client_id is not known to this server"))
+      }
       if (!verifierPattern.test(input.code_verifier)) {
         return yield* Effect.fail(invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~"))
       }
@@ -423,7 +450,9 @@ export const make = (settings: OAuthSettings) =>
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
-      token_endpoint_auth_methods_supported: ["none"],
+      token_endpoint_auth_methods_supported: [
+        ...new Set(Object.values(profile.clients).map((policy) => policy.tokenEndpointAuth))
+      ],
       revocation_endpoint_auth_methods_supported: ["none"],
       id_token_signing_alg_values_supported: ["RS256"],
       subject_types_supported: ["public"],

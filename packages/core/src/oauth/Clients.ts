@@ -1,6 +1,7 @@
 /**
  * OAuth clients: the built-in first-party client `convene-cli`, first-party clients the operator adds, and
- * clients that register themselves (RFC 7591), managed with their registration access token (RFC 7592).
+ * clients that register themselves (RFC 7591), managed with their registration access token (RFC 7592). What
+ * each kind may register (redirect URIs, scopes, how it authenticates) is its ClientPolicy.
  */
 import { Context, DateTime, Effect, Encoding, Layer, Option, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
@@ -11,7 +12,8 @@ import { now, Timestamp } from "../shared/Time.js"
 import { parseUrl } from "../shared/Url.js"
 import { isWorkspaceScope, type Scope, Scopes } from "../identity/Identity.js"
 import { CredentialStore } from "../identity/IdentityStore.js"
-import { OAuthClient } from "./OAuth.js"
+import { type ClientPolicy, firstPartyClients } from "./ClientPolicy.js"
+import { type ClientKind, OAuthClient } from "./OAuth.js"
 import { OAuthError } from "./OAuthError.js"
 import { OAuthStore } from "./OAuthStore.js"
 import * as RedirectUris from "./RedirectUris.js"
@@ -72,7 +74,7 @@ export interface RegisteredClient {
   readonly redirect_uris: ReadonlyArray<string>
   readonly grant_types: ReadonlyArray<string>
   readonly response_types: ReadonlyArray<string>
-  readonly token_endpoint_auth_method: "none"
+  readonly token_endpoint_auth_method: ClientPolicy["tokenEndpointAuth"]
   readonly scope?: string
   readonly client_uri?: string
   readonly logo_uri?: string
@@ -91,8 +93,8 @@ const optionalUrl = (field: string, value: unknown) => {
   return parseUrl(value)?.protocol === "https:" ? Effect.succeed(value) : Effect.fail(metadataError(`${field} must be an https URL`))
 }
 
-/** The checked metadata of a registration or its update. */
-const checkMetadata = (metadata: ClientMetadata) =>
+/** The checked metadata of a registration or its update, by the policy of registered clients. */
+const checkMetadata = (metadata: ClientMetadata, policy: ClientPolicy) =>
   Effect.gen(function*() {
     const uris = metadata.redirect_uris
     if (!isStringArray(uris) || uris.length === 0) {
@@ -101,7 +103,12 @@ const checkMetadata = (metadata: ClientMetadata) =>
     if (uris.length > 20) return yield* Effect.fail(redirectError("redirect_uris may list at most 20 URIs"))
     for (const uri of uris) {
       const found = RedirectUris.classify(uri)
-      if ("problem" in found) return yield* Effect.fail(redirectError(`redirect URI ${JSON.stringify(uri.slice(0, 100))} ${found.problem}`))
+      const problem = "problem" in found
+        ? found.problem
+        : policy.redirectKinds.includes(found.kind)
+        ? undefined
+        : `is not allowed for this application (${policy.redirectKinds.join(", ")} only)`
+      if (problem !== undefined) return yield* Effect.fail(redirectError(`redirect URI ${JSON.stringify(uri.slice(0, 100))} ${problem}`))
     }
     const name = metadata.client_name
     if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > 200 || /[\u0000-\u001f]/.test(name))) {
@@ -114,7 +121,7 @@ const checkMetadata = (metadata: ClientMetadata) =>
       const unknown = asked.filter((item) => item !== "openid" && !(Scopes as ReadonlyArray<string>).includes(item))
       if (unknown.length > 0) return yield* Effect.fail(metadataError(`unknown scope ${unknown[0]!.slice(0, 50)}`))
       const known = Scopes.filter((item) => asked.includes(item))
-      if (known.some(isWorkspaceScope)) {
+      if (!policy.workspaceScopes && known.some(isWorkspaceScope)) {
         return yield* Effect.fail(metadataError("registered clients cannot hold workspace scopes"))
       }
       scope = known
@@ -128,9 +135,11 @@ const checkMetadata = (metadata: ClientMetadata) =>
     if (!isStringArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== "code") {
       return yield* Effect.fail(metadataError("response_types must be [\"code\"]"))
     }
-    const method = metadata.token_endpoint_auth_method ?? "none"
-    if (method !== "none") {
-      return yield* Effect.fail(metadataError("token_endpoint_auth_method must be none: registered clients are public clients using PKCE"))
+    const method = metadata.token_endpoint_auth_method ?? policy.tokenEndpointAuth
+    if (method !== policy.tokenEndpointAuth) {
+      return yield* Effect.fail(
+        metadataError(`token_endpoint_auth_method must be ${policy.tokenEndpointAuth}: registered clients are public clients using PKCE`)
+      )
     }
     return {
       redirect_uris: uris,
@@ -141,21 +150,22 @@ const checkMetadata = (metadata: ClientMetadata) =>
     }
   })
 
-const registeredView = (client: OAuthClient, registrationToken?: string): RegisteredClient => ({
+const registeredView = (client: OAuthClient, policy: ClientPolicy, registrationToken?: string): RegisteredClient => ({
   client_id: client.client_id,
   client_id_issued_at: Math.floor(DateTime.toEpochMillis(client.created_at) / 1000),
   client_name: client.name,
   redirect_uris: client.redirect_uris,
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
-  token_endpoint_auth_method: "none",
+  token_endpoint_auth_method: policy.tokenEndpointAuth,
   ...(client.scope === null ? {} : { scope: client.scope.join(" ") }),
   ...(client.client_uri === null ? {} : { client_uri: client.client_uri }),
   ...(client.logo_uri === null ? {} : { logo_uri: client.logo_uri }),
   ...(registrationToken === undefined ? {} : { registration_access_token: registrationToken })
 })
 
-const make = Effect.gen(function*() {
+/** The client registry, with the policy of each kind of client it makes. */
+const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effect.gen(function*() {
   const store = yield* OAuthStore
   const credentials = yield* CredentialStore
   const crypto = yield* Crypto
@@ -172,7 +182,8 @@ const make = Effect.gen(function*() {
   const createFirstParty = Effect.fn("Clients.createFirstParty")(function*(input: CreateFirstPartyClient) {
     const uris = input.redirect_uris ?? []
     for (const [index, uri] of uris.entries()) {
-      if (!RedirectUris.isLoopback(uri)) {
+      const found = RedirectUris.classify(uri)
+      if (!("kind" in found) || !policies.first_party.redirectKinds.includes(found.kind)) {
         return yield* Effect.fail(
           ValidationError.of(`redirect_uris[${index}]`, "must be a loopback URI such as http://127.0.0.1:8000/callback")
         )
@@ -197,7 +208,7 @@ const make = Effect.gen(function*() {
 
   /** RFC 7591: a client registers itself; answers its metadata with the registration access token, shown once. */
   const register = Effect.fn("Clients.register")(function*(metadata: ClientMetadata) {
-    const checked = yield* checkMetadata(metadata)
+    const checked = yield* checkMetadata(metadata, policies.registered)
     const at = yield* now
     const registrationToken = yield* randomToken("svc_rat_v1_")
     const client = new OAuthClient({
@@ -213,7 +224,7 @@ const make = Effect.gen(function*() {
       updated_at: at
     })
     yield* store.insertClient(client).pipe(Effect.orDie)
-    return registeredView(client, registrationToken)
+    return registeredView(client, policies.registered, registrationToken)
   })
 
   /** The registered client the registration access token manages (RFC 7592 3: invalid_token otherwise, whatever the cause). */
@@ -230,7 +241,7 @@ const make = Effect.gen(function*() {
     })
 
   const read = Effect.fn("Clients.read")(function*(clientId: string, registrationToken: string) {
-    return registeredView(yield* managed(clientId, registrationToken))
+    return registeredView(yield* managed(clientId, registrationToken), policies.registered)
   })
 
   /** RFC 7592 2.2: the client's metadata replaced by the request's (client_id must be the client's). */
@@ -239,7 +250,7 @@ const make = Effect.gen(function*() {
     if (metadata.client_id !== clientId) {
       return yield* Effect.fail(metadataError("client_id in the body must be the client's own"))
     }
-    const checked = yield* checkMetadata(metadata)
+    const checked = yield* checkMetadata(metadata, policies.registered)
     const updated = new OAuthClient({
       ...client,
       name: checked.client_name ?? client.name,
@@ -250,7 +261,7 @@ const make = Effect.gen(function*() {
       updated_at: yield* now
     })
     yield* store.updateClient(updated)
-    return registeredView(updated)
+    return registeredView(updated, policies.registered)
   })
 
   /** Revokes every grant of the client (its tokens stop working), then deletes the client. */
@@ -266,9 +277,12 @@ const make = Effect.gen(function*() {
   return { find, createFirstParty, register, read, update, remove } as const
 })
 
-export class Clients extends Context.Tag("@convene/core/Clients")<Clients, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<Clients, never, OAuthStore | CredentialStore | Crypto | Transactor> = Layer.effect(
-    Clients,
-    make
-  )
+export class Clients extends Context.Tag("@convene/core/Clients")<Clients, Effect.Effect.Success<ReturnType<typeof make>>>() {
+  /** The registry with the given policy for each kind of client. */
+  static readonly layerFor = (
+    policies: { readonly [Kind in ClientKind]: ClientPolicy }
+  ): Layer.Layer<Clients, never, OAuthStore | CredentialStore | Crypto | Transactor> => Layer.effect(Clients, make(policies))
+
+  /** The first-party server's clients (`firstPartyClients`). */
+  static readonly layer = Clients.layerFor(firstPartyClients)
 }

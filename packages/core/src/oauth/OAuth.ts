@@ -16,7 +16,8 @@ export const SessionId = Uuid.pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
 /**
- * Who a client is, which decides the rules it gets:
+ * Who a client is, which decides the rules it gets (each kind's ClientPolicy; these are the first-party server's,
+ * `firstPartyClients`):
  * - `first_party`: public clients of this installation (the built-in `convene-cli`, and those the operator
  *   adds): loopback redirect URIs only, approved without a consent page, may hold workspace scopes the user's
  *   role grants;

@@ -50,8 +50,20 @@ export class OAuthStore extends Context.Tag("@convene/core/OAuthStore")<OAuthSto
 }>() {}
 
 /**
- * Port: browser sessions, looked up by the SHA-256 of the session token, and failed sign-in attempts counted
- * per key (an account's e-mail, a client address) for the sign-in rate limit, shared by every server process.
+ * A sign-in attempt to count against the limits: its id, and under each key (an account, a client address) the
+ * number of attempts within the window (those at or after `since`) that leaves no room for another.
+ */
+export interface SignInAttempt {
+  readonly id: string
+  readonly limits: ReadonlyArray<{ readonly key: string; readonly limit: number }>
+  readonly at: DateTime.Utc
+  readonly since: DateTime.Utc
+}
+
+/**
+ * Port: browser sessions, looked up by the SHA-256 of the session token, and sign-in attempts counted per key
+ * (an account's e-mail, a client address) for the sign-in rate limit, shared by every server process. An
+ * attempt is counted before its password is checked and stays counted as a failure unless it is forgotten.
  */
 export class SessionStore extends Context.Tag("@convene/core/SessionStore")<SessionStore, {
   readonly insert: (session: Session) => Effect.Effect<void, DuplicateKey>
@@ -66,15 +78,22 @@ export class SessionStore extends Context.Tag("@convene/core/SessionStore")<Sess
   readonly deleteByUser: (userId: UserId) => Effect.Effect<void>
   readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
 
-  /** Records one failed attempt at `at` under each key. */
-  readonly recordFailure: (keys: ReadonlyArray<string>, at: DateTime.Utc) => Effect.Effect<void>
-  /** How many failures each key has at or after `since` (a key without any may be absent). */
+  /**
+   * Counts the attempt, atomically with checking the limits: when every key has fewer than its limit of
+   * attempts at or after `since`, records the attempt at `at` under each key and answers true; otherwise records
+   * nothing and answers false. Attempts made at the same time are counted one after the other, so no more than
+   * a key's limit ever get in within the window, however many race.
+   */
+  readonly recordAttempt: (attempt: SignInAttempt) => Effect.Effect<boolean>
+  /** Forgets an attempt under every key (it succeeded); nothing when there is none with that id. */
+  readonly forgetAttempt: (id: string) => Effect.Effect<void>
+  /** How many attempts each key has at or after `since` (a key without any may be absent). */
   readonly failuresSince: (
     keys: ReadonlyArray<string>,
     since: DateTime.Utc
   ) => Effect.Effect<ReadonlyMap<string, number>>
-  /** Forgets the failures of a key (an account signed in). */
+  /** Forgets the attempts of a key (an account signed in). */
   readonly clearFailures: (key: string) => Effect.Effect<void>
-  /** Deletes failures older than `before`. */
+  /** Deletes attempts older than `before`. */
   readonly purgeFailures: (before: DateTime.Utc) => Effect.Effect<void>
 }>() {}

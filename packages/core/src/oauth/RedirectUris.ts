@@ -7,6 +7,10 @@
  *   7.1: the scheme must contain a period).
  * None may carry a fragment or user information. Apart from the loopback port, matching is exact, character
  * for character.
+ *
+ * A redirect URI is written as it is into a Location header, so it must be printable ASCII without spaces
+ * (RFC 3986 characters, 0x21 to 0x7E). The URL parser would accept more: it drops tabs and line breaks and
+ * percent-encodes the rest, so a URI with a CR LF inside would pass its checks and then break the response.
  */
 import { parseUrl } from "../shared/Url.js"
 
@@ -15,7 +19,8 @@ export type RedirectKind = "loopback" | "https" | "private_use"
 const loopbackHosts = new Set(["127.0.0.1", "localhost"])
 /** Schemes that are never a native app's: they would run code or reach something other than the app. */
 const refusedSchemes = new Set(["http", "https", "javascript", "data", "file", "blob", "about", "ftp", "ws", "wss", "vbscript"])
-
+/** A character outside printable ASCII: a control character, a space, DEL or anything beyond ASCII. */
+const unprintable = /[^\x21-\x7e]/
 
 /** What kind of redirect URI `uri` is, or why it is none (for messages). */
 export const classify = (uri: string): { readonly kind: RedirectKind } | { readonly problem: string } => {
@@ -23,6 +28,9 @@ export const classify = (uri: string): { readonly kind: RedirectKind } | { reado
   const url = parseUrl(uri)
   if (url === undefined) return { problem: "is not an absolute URI" }
   if (url.hash !== "" || uri.includes("#")) return { problem: "must not have a fragment" }
+  if (unprintable.test(uri)) {
+    return { problem: "has a character that is not printable ASCII (spaces, control and non-ASCII characters must be percent-encoded)" }
+  }
   if (url.username !== "" || url.password !== "") return { problem: "must not carry user information" }
   const scheme = url.protocol.slice(0, -1)
   if (scheme === "http") {

@@ -4,6 +4,10 @@
  * address: after `accountLimit` failures for an account or `addressLimit` from an address within `window`,
  * sign-in is refused until the window has passed, whatever the password, so guessing is slow. The password is
  * checked in the same time whether the account exists or not.
+ *
+ * An attempt is counted before its password is checked, in the store call that checks the limit, and forgotten
+ * only when it succeeds: were it counted after the check, attempts sent all at once would each find the count
+ * under the limit, and each get its password checked.
  */
 import { Context, DateTime, Duration, Effect, Encoding, Layer, Option, Schema } from "effect"
 import { Crypto, PasswordHasher } from "../ports/Crypto.js"
@@ -57,23 +61,10 @@ const make = Effect.gen(function*() {
 
   const refused = new SignInRefused({ message: "wrong e-mail address or password" })
 
-  const throttled = (keys: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const at = yield* now
-      const since = DateTime.subtractDuration(at, sessionPolicy.window)
-      const counts = yield* sessions.failuresSince(keys, since)
-      const [account, address] = keys
-      const over = (account !== undefined && (counts.get(account) ?? 0) >= sessionPolicy.accountLimit) ||
-        (address !== undefined && (counts.get(address) ?? 0) >= sessionPolicy.addressLimit)
-      if (!over) return
-      const minutes = Math.ceil(Duration.toMinutes(sessionPolicy.window))
-      return yield* Effect.fail(
-        new SignInThrottled({
-          retry_after_seconds: Duration.toSeconds(sessionPolicy.window),
-          message: `too many failed sign-in attempts; try again in ${minutes} minutes`
-        })
-      )
-    })
+  const throttled = new SignInThrottled({
+    retry_after_seconds: Duration.toSeconds(sessionPolicy.window),
+    message: `too many failed sign-in attempts; try again in ${Math.ceil(Duration.toMinutes(sessionPolicy.window))} minutes`
+  })
 
   /** Signs in: a new session and its token (the cookie's value, shown only here). */
   const signIn = Effect.fn("Sessions.signIn")(function*(input: {
@@ -82,16 +73,23 @@ const make = Effect.gen(function*() {
     readonly address: string
   }) {
     const email = Schema.decodeUnknownOption(Email)(input.email)
-    const keys = [`account:${Option.getOrElse(email, () => input.email.trim().toLowerCase())}`, `address:${input.address}`]
-    yield* throttled(keys)
+    const account = `account:${Option.getOrElse(email, () => input.email.trim().toLowerCase())}`
+    const attempt = yield* crypto.randomUUID
+    const startedAt = yield* now
+    const admitted = yield* sessions.recordAttempt({
+      id: attempt,
+      limits: [{ key: account, limit: sessionPolicy.accountLimit }, { key: `address:${input.address}`, limit: sessionPolicy.addressLimit }],
+      at: startedAt,
+      since: DateTime.subtractDuration(startedAt, sessionPolicy.window)
+    })
+    if (!admitted) return yield* Effect.fail(throttled)
     const user = Option.isSome(email) ? yield* users.findByEmail(email.value) : Option.none()
     const hash = Option.isSome(user) && user.value.password_hash !== null ? user.value.password_hash : yield* decoy
     const verified = yield* hasher.verify(input.password.slice(0, 1024), hash)
-    if (Option.isNone(user) || user.value.password_hash === null || !verified) {
-      yield* sessions.recordFailure(keys, yield* now)
-      return yield* Effect.fail(refused)
-    }
-    yield* sessions.clearFailures(keys[0]!)
+    // A failed attempt stays counted: it is one of the failures the limit is about.
+    if (Option.isNone(user) || user.value.password_hash === null || !verified) return yield* Effect.fail(refused)
+    yield* sessions.forgetAttempt(attempt)
+    yield* sessions.clearFailures(account)
     const at = yield* now
     const token = sessionPrefix + Encoding.encodeBase64Url(yield* crypto.randomBytes(32))
     const session = new Session({

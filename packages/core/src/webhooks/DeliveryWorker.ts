@@ -19,8 +19,11 @@
  * Decisions where the documents are silent: a delivery whose endpoint was deleted or is no longer verified
  * (disabled) when its turn comes is not sent: it is `failed` with one attempt that names why and carries no status;
  * it does not count as a failure of the endpoint. A redirect (3xx) is an answer that is not 2xx: a failure.
+ *
+ * Metrics (`deliveryMetrics`, Effect metrics the host exports): each turn of a delivery counted by outcome once it is
+ * written, the endpoints disabled, and the outbox's pending deliveries and lag, sampled from the store by `observe`.
  */
-import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Either, Layer, Metric, Option } from "effect"
 import { UserStore } from "../identity/IdentityStore.js"
 import { SecretBox } from "../oauth/Signing.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -55,6 +58,45 @@ export interface RunOptions {
   /** How many of them are sent at once (default 8). */
   readonly concurrency?: number | undefined
 }
+
+/**
+ * What became of a delivery's turn: `delivered` (answered 2xx), `retry_scheduled` (failed, tried again later),
+ * `exhausted` (failed its last attempt), `not_sent` (its endpoint was deleted or is no longer verified).
+ */
+export type AttemptOutcome = "delivered" | "retry_scheduled" | "exhausted" | "not_sent"
+
+// Effect metrics are pure values; the host exports the process's metrics (Prometheus, in the HTTP server). Each is
+// counted once its outcome is written, so a round that breaks before its write counts nothing.
+const attempts = Metric.counter("convene_webhook_delivery_attempts", {
+  description: "Webhook deliveries' turns by outcome: delivered, retry_scheduled, exhausted, not_sent",
+  incremental: true
+})
+const attemptsBy: Record<AttemptOutcome, Metric.Metric.Counter<number>> = {
+  delivered: Metric.tagged(attempts, "outcome", "delivered"),
+  retry_scheduled: Metric.tagged(attempts, "outcome", "retry_scheduled"),
+  exhausted: Metric.tagged(attempts, "outcome", "exhausted"),
+  not_sent: Metric.tagged(attempts, "outcome", "not_sent")
+}
+const disabled = Metric.counter("convene_webhook_endpoints_disabled", {
+  description: "Webhook endpoints disabled after deliveries in a row exhausted their attempts",
+  incremental: true
+})
+const pendingGauge = Metric.gauge("convene_webhook_outbox_pending", {
+  description: "Webhook deliveries pending: due, in flight, or waiting for a retry"
+})
+const lagGauge = Metric.gauge("convene_webhook_outbox_lag_seconds", {
+  description: "How long the delivery that has been due longest has waited, in seconds (0 when none is due)"
+})
+
+/** The outbox's metrics, for a host or a test that reads them (`Metric.value`) rather than export them. */
+export const deliveryMetrics = {
+  attempts: attemptsBy,
+  endpointsDisabled: disabled,
+  outboxPending: pendingGauge,
+  outboxLagSeconds: lagGauge
+} as const
+
+const counted = (outcome: AttemptOutcome) => Metric.increment(attemptsBy[outcome])
 
 /** What a round knows of one addressee: where its deliveries go and how they are headed. */
 interface Target {
@@ -188,7 +230,8 @@ const make = Effect.gen(function*() {
           changeEndpointOf(delivery, (endpoint) => States.deliveryExhausted(endpoint, at)),
           Option.match({
             onNone: () => Effect.void,
-            onSome: ([before, after]) => (States.justDisabled(before, after) ? notifyCreator(after) : Effect.void)
+            onSome: ([before, after]) =>
+              States.justDisabled(before, after) ? Effect.zipRight(Metric.increment(disabled), notifyCreator(after)) : Effect.void
           })
         )
     }
@@ -222,7 +265,7 @@ const make = Effect.gen(function*() {
           error: target.left
         }, trusted)
         yield* store.recordAttempt(givenUp, Option.some(why))
-        return
+        return yield* counted("not_sent")
       }
       const headers = yield* target.right.headers(delivery, number)
       const started = yield* Clock.currentTimeMillis
@@ -251,7 +294,7 @@ const make = Effect.gen(function*() {
       if (state === "delivered" && !target.right.successResets) {
         yield* store.recordAttempt(next, Option.some(record))
         outcomes.latestSuccess = outcomes.latestSuccess === null ? done : DateTime.max(outcomes.latestSuccess, done)
-        return
+        return yield* counted("delivered")
       }
       const afterwards = yield* transactor.withTransaction(Effect.gen(function*() {
         yield* store.recordAttempt(next, Option.some(record))
@@ -259,6 +302,7 @@ const make = Effect.gen(function*() {
         return state === "failed" ? yield* rules.exhausted(delivery, done) : Effect.void
       }))
       if (state === "failed") outcomes.latestExhausted = done
+      yield* counted(state === "delivered" ? "delivered" : state === "failed" ? "exhausted" : "retry_scheduled")
       yield* afterwards
     }).pipe(
       // One delivery that breaks (a defect: the store, a secret that does not open) does not stop the others; its
@@ -354,7 +398,22 @@ const make = Effect.gen(function*() {
     yield* store.purgeDeliveries(DateTime.subtractDuration(yield* now, deliveryRetention))
   })
 
-  return { runOnce, runChallenges, purge } as const
+  /**
+   * Samples the outbox into the gauges `convene_webhook_outbox_pending` and `convene_webhook_outbox_lag_seconds`
+   * (one read of the store); the host repeats it while its worker runs.
+   */
+  const observe = Effect.fn("DeliveryWorker.observe")(function*() {
+    const at = yield* now
+    const outbox = yield* store.outbox(at)
+    const lag = Option.match(outbox.oldestDue, {
+      onNone: () => 0,
+      onSome: (due) => Math.max(0, DateTime.distance(due, at) / 1000)
+    })
+    yield* Metric.set(pendingGauge, outbox.pending)
+    yield* Metric.set(lagGauge, lag)
+  })
+
+  return { runOnce, runChallenges, purge, observe } as const
 })
 
 export class DeliveryWorker extends Context.Tag("@convene/core/DeliveryWorker")<

@@ -73,6 +73,14 @@ export class WebhookStore extends Context.Tag("@convene/core/WebhookStore")<Webh
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<Delivery>>
   /**
+   * The outbox at `now`, for its metrics: how many deliveries are pending (due, in flight, or waiting for a retry),
+   * and when the one that has been due longest became due (none when nothing is due).
+   */
+  readonly outbox: (now: DateTime.Utc) => Effect.Effect<{
+    readonly pending: number
+    readonly oldestDue: Option.Option<DateTime.Utc>
+  }>
+  /**
    * Stores the delivery's new state (as core decided it after an attempt, or after giving up without one) in place
    * of the row with its id, together with the attempt, if any.
    */

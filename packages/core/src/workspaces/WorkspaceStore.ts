@@ -19,6 +19,13 @@ export class WorkspaceStore extends Context.Tag("@convene/core/WorkspaceStore")<
    * Outside a transaction it holds nothing. A store whose transactions never overlap has nothing to do.
    */
   readonly lock: (id: WorkspaceId) => Effect.Effect<void>
+  /**
+   * Inside a transaction, holds the workspace against `lock` (and so against its deletion, which locks it first)
+   * until this one ends, without holding up other transactions that share it; answers whether the workspace exists.
+   * A transaction that shares it while another has it locked waits for that one to end, then sees what it left:
+   * after a deletion, nothing. Outside a transaction it only answers whether the workspace exists.
+   */
+  readonly share: (id: WorkspaceId) => Effect.Effect<boolean>
   /** Deletes the workspace with its usage counters; answers whether it existed. */
   readonly delete: (id: WorkspaceId) => Effect.Effect<boolean>
   /**

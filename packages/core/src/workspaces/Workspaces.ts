@@ -5,7 +5,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
-import { orNotFound } from "../shared/Errors.js"
+import { NotFound, orNotFound } from "../shared/Errors.js"
 import { type TemplateId, WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { requestBody } from "../shared/Text.js"
@@ -111,16 +111,32 @@ const make = Effect.gen(function*() {
   /**
    * Deletes the workspace with everything in it (users, their tokens, API keys, meetings with everything on
    * them, idempotency records, usage counters), in one transaction: every credential of it stops working at once.
+   * The transaction locks the workspace first, so it waits for the creations that share it (see `within`) and the
+   * ones that come later find it gone; nothing is written into it while it goes. Of two deletions at once, the
+   * second finds nothing left and answers NotFound.
    */
   const remove = Effect.fn("Workspaces.delete")(function*(id: WorkspaceId) {
     yield* get(id)
     yield* transactor.withTransaction(Effect.gen(function*() {
+      yield* store.lock(id)
       yield* contents.deleteAll(id)
-      yield* store.delete(id)
+      if (!(yield* store.delete(id))) return yield* Effect.fail(NotFound.of("workspace", id))
     }))
   })
 
-  return { get, list, overview, create, update, updateSettings, delete: remove } as const
+  /**
+   * Runs `effect`, which writes into the workspace, in one transaction that shares the workspace with other such
+   * writes and holds it against its deletion (WorkspaceStore.share): NotFound when the workspace is gone, even
+   * when a deletion committed after the caller last read it. Without it a row written while the workspace is
+   * deleted would be left behind, or break the deletion.
+   */
+  const within = <A, E, R>(id: WorkspaceId, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | NotFound, R> =>
+    transactor.withTransaction(Effect.gen(function*() {
+      if (!(yield* store.share(id))) return yield* Effect.fail(NotFound.of("workspace", id))
+      return yield* effect
+    }))
+
+  return { get, list, overview, create, update, updateSettings, delete: remove, within } as const
 })
 
 export class Workspaces extends Context.Tag("@convene/core/Workspaces")<

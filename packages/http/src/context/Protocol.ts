@@ -1,5 +1,5 @@
 /**
- * What the server and its context worker threads say to each other (ContextWorkers.ts, Worker.ts): one request,
+ * What the server and its context worker processes say to each other (ContextWorkers.ts, Worker.ts): one request,
  * an upload to prepare, answered by core's PreparedContext or one of its refusals.
  */
 import { ContextSource, PreparationError, PreparedContext } from "@convene/core"

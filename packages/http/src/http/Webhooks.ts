@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { DeliveryWorker, Webhooks } from "@convene/core"
-import { type Duration, Effect, Fiber, Layer, Ref } from "effect"
+import { type Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { Api } from "@convene/api/Api"
 import { asCaller } from "./Security.js"
 
@@ -36,11 +36,18 @@ const concurrency = 8
 const lanes = 4
 
 /**
+ * How often the outbox's gauges are sampled (one read of the pending deliveries): well within a scraper's usual
+ * interval, without a query per round.
+ */
+const outboxSampling = "5 seconds"
+
+/**
  * The outbox's worker, in the server process: every `interval` it sends the deliveries that are due and the
  * challenges that are due, claiming them from the store (several processes, and the lanes of one, share the work;
  * none is sent twice while its lease holds). A round that failed is logged and the next one tries again. On
  * shutdown no new round starts and the ones in flight finish within `stopTimeout`; what is left of them is
- * interrupted, and their claims lapse with their lease (the next process to run sends them).
+ * interrupted, and their claims lapse with their lease (the next process to run sends them). Meanwhile the
+ * outbox's gauges (DeliveryWorker.observe) are sampled every few seconds, the first time at once.
  */
 export const worker = (settings: WorkerSettings) =>
   Layer.scopedDiscard(Effect.gen(function*() {
@@ -63,6 +70,12 @@ export const worker = (settings: WorkerSettings) =>
         deliveries.runChallenges({ limit: batch, concurrency })
       ],
       (round) => Effect.forkDaemon(loop(round))
+    )
+    yield* deliveries.observe().pipe(
+      // A store that fails is already reported by the rounds; the next sample tries again.
+      Effect.catchAllCause((cause) => Effect.logDebug("sampling the webhook outbox failed", cause)),
+      Effect.repeat(Schedule.spaced(outboxSampling)),
+      Effect.forkScoped
     )
     // Finalizers run uninterruptibly: the wait runs in a fiber of its own, made interruptible, so its timeout works.
     const stop = Effect.gen(function*() {
