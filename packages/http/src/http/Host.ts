@@ -129,13 +129,24 @@ export const hostMiddleware = (routes: Routes) =>
 const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
   error instanceof HttpApiError.HttpApiDecodeError
 
+/**
+ * A write that lost a race with the deletion of what it refers to: PostgreSQL refused it at commit for a foreign key
+ * (SQLSTATE 23503, the deferred keys of packages/store-pg), its parent (a workspace, a meeting) having been deleted by
+ * a transaction that committed first. The rules had found the parent there; nothing of the write was kept.
+ */
+const isLostToDeletion = (defect: unknown): boolean =>
+  typeof defect === "object" && defect !== null && (defect as { _tag?: unknown })._tag === "SqlError" &&
+  typeof (defect as { cause?: unknown }).cause === "object" &&
+  ((defect as { cause?: { code?: unknown } }).cause?.code === "23503")
+
 const isRouteNotFound = (error: unknown) => HttpServerError.isServerError(error) && error._tag === "RouteNotFound"
 
 /**
  * Inside the API, around the router: a failed decode of path, query, headers or body becomes the core's
  * ValidationError (encoded to the envelope like any domain error); anything the router could not route
- * (the host has routed it already, so this is a disagreement between the two) is 404; any other defect is
- * logged and answered 500 without internals.
+ * (the host has routed it already, so this is a disagreement between the two) is 404; a write refused at commit
+ * because what it refers to was deleted meanwhile is 409 `conflict`; any other defect is logged and answered 500
+ * without internals.
  */
 const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
   Effect.catchAllCause(app, (cause) =>
@@ -153,6 +164,9 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       const rejected = Chunk.findFirst(Cause.defects(cause), (defect) => defect instanceof BodyRejected)
       if (Option.isSome(rejected) && rejected.value instanceof BodyRejected) {
         return failure(rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
+      }
+      if (Chunk.some(Cause.defects(cause), isLostToDeletion)) {
+        return failure(409, "conflict", "something this request refers to was deleted while it ran; nothing was changed", requestId)
       }
       // The access line carries the cause (Lifecycle.ts); a host without one logs it here.
       const log = yield* Effect.serviceOption(RequestLog)
