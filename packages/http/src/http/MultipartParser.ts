@@ -9,7 +9,12 @@
  * read a raw UTF-8 file name with characters past U+00FF (what browsers, curl and fetch's FormData send: the part
  * then loses its name), does not unescape `\"` in a quoted file name, throws from inside a stream pipe on a
  * malformed `filename*` (an uncaught exception), reads a JSON file part as a text field unless configured, and the
- * platform's reader waits for ever on a body cut off between parts.
+ * platform's reader waits for ever on a body cut off between parts. Why not busboy (@fastify/busboy 3.2.6, busboy
+ * 1.6.0; both checked on the cases of test/http/uploads.test.ts): they give a part's Content-Type as its bare type,
+ * lower-cased, its parameters dropped (an attachment uploaded as `text/csv; charset=windows-1252` would be served
+ * back without its charset, where the API promises the type as uploaded), call a part without one `text/plain`
+ * (RFC 7578's default, where the API says `application/octet-stream` for a file), and skip a malformed part
+ * silently, so a broken body reads as one without its file instead of a 400 naming the fault.
  */
 
 /** What the bytes fed so far hold. */
