@@ -88,7 +88,7 @@ describe("context preparation in worker processes", () => {
     }
   })
 
-  it("prepares uploads side by side on its threads", async () => {
+  it("prepares uploads side by side on its workers", async () => {
     const uploads = Array.from({ length: 6 }, (_, i) => source(`t${i}.srt`, text(srt(500 + i)), "transcript"))
     const exits = await Promise.all(uploads.map((upload) => prepareOn(onWorkers, upload)))
     expect(exits.map((exit) => Exit.isSuccess(exit) && exit.value.spoken.length)).toEqual([500, 501, 502, 503, 504, 505])
