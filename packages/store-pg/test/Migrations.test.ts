@@ -662,6 +662,7 @@ const oauthSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | Sql
           "sessions_user_idx",
           "sessions_workspace_idx",
           "sign_in_failures_at_idx",
+          "sign_in_failures_attempt_idx",
           "sign_in_failures_key_at_idx",
           "sign_in_failures_pkey",
           "signing_keys_active_key",
