@@ -15,7 +15,7 @@ import { Effect, Exit, Redacted, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
-import { provision } from "./support/server.js"
+import { OPERATOR_TOKEN, provision } from "./support/server.js"
 
 const pgUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -44,9 +44,13 @@ const waitFor = async (condition: () => Promise<boolean> | boolean, what: string
   }
 }
 
-/** One POST on its own connection; resolves with the status, or the error code when no answer came. */
-const post = (url: string, path: string, token: string, body: string) =>
-  new Promise<number | string>((resolve) => {
+/**
+ * One POST on its own connection, half of its body sent: `finish` sends the rest; `status` resolves with the status,
+ * or the error code when no answer came.
+ */
+const post = (url: string, path: string, token: string, body: string) => {
+  let finish = () => {}
+  const status = new Promise<number | string>((resolve) => {
     const request = httpRequest(`${url}${path}`, {
       method: "POST",
       agent: false,
@@ -56,10 +60,18 @@ const post = (url: string, path: string, token: string, body: string) =>
       response.on("end", () => resolve(response.statusCode ?? 0))
     })
     request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
-    // Half of the body now, the rest a little later: the request is in flight when the signal comes.
     request.write(body.slice(0, 5))
-    setTimeout(() => request.end(body.slice(5)), 800)
+    finish = () => request.end(body.slice(5))
   })
+  return { status, finish }
+}
+
+/** The requests the server has received and not yet answered, as its /metrics says. */
+const inFlight = async (url: string) => {
+  const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+  const match = /^convene_http_requests_in_flight(?:\{[^}]*\})? (\d+)/m.exec(await response.text())
+  return match === null ? 0 : Number(match[1])
+}
 
 describe("SIGTERM", () => {
   it("answers every request in flight under load and exits 0 within the drain time", async () => {
@@ -70,12 +82,15 @@ describe("SIGTERM", () => {
     try {
       const { token } = await provision(server.url)
       const body = JSON.stringify({ title: "In flight" })
-      // 40 requests in flight, then SIGTERM.
-      const inFlight = Array.from({ length: 40 }, () => post(server.url, "/v1/meetings", token, body))
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // 40 requests in flight (received by the server, their bodies half sent), then SIGTERM, then the rest of
+      // their bodies: every one of them must be answered.
+      const requests = Array.from({ length: 40 }, () => post(server.url, "/v1/meetings", token, body))
+      await waitFor(async () => (await inFlight(server.url)) === 40, "40 requests in flight", 30_000, server.output)
       const signalled = Date.now()
       server.child.kill("SIGTERM")
-      const statuses = await Promise.all(inFlight)
+      await waitFor(() => server.output().includes("shutting down"), "the drain to start", 30_000, server.output)
+      for (const request of requests) request.finish()
+      const statuses = await Promise.all(requests.map((request) => request.status))
       expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([])
       expect(statuses.filter((status) => status === 201).length).toBeGreaterThan(0)
       const [code] = await once(server.child, "exit")

@@ -24,7 +24,7 @@ import { type Server, validateHeaderName, validateHeaderValue } from "node:http"
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
 import { envelope } from "@convene/api/Errors"
-import { recordRequest } from "./http/Metrics.js"
+import { recordInFlight, recordRequest } from "./http/Metrics.js"
 import * as RequestLog from "./http/RequestLog.js"
 
 export type Phase = "starting" | "ready" | "draining"
@@ -98,7 +98,11 @@ const answer = (gate: Gate, app: App) =>
     // built the server, which are not), so that the drain can cut it off.
     const fiber = yield* Effect.fork(Effect.interruptible(app))
     gate.running.add(fiber)
-    fiber.addObserver(() => gate.running.delete(fiber))
+    recordInFlight(1)
+    fiber.addObserver(() => {
+      gate.running.delete(fiber)
+      recordInFlight(-1)
+    })
     // Joining (not awaiting) brings the fiber's FiberRefs back, such as the pre-response handlers it added.
     const exit = yield* Effect.exit(Fiber.join(fiber))
     if (Exit.isSuccess(exit)) return gate.phase === "draining" ? closing(exit.value) : exit.value

@@ -16,6 +16,13 @@ const durations = Metric.histogram(
   "Time from a request's arrival to its answer, in seconds, by method, route template and status"
 )
 
+const inFlight = Metric.gauge("convene_http_requests_in_flight", {
+  description: "HTTP requests this process has received and not yet answered"
+})
+
+/** A request arrived (+1) or was answered (-1). */
+export const recordInFlight = (change: 1 | -1) => inFlight.unsafeModify(change, [])
+
 const idempotency = Metric.counter("convene_idempotency_requests", {
   description: "Requests with an Idempotency-Key on endpoints that honour it, by outcome",
   incremental: true
