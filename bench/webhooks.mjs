@@ -6,7 +6,8 @@
 // - throughput: 10 endpoints subscribed to meeting.created, so each create makes 10 deliveries; 16 clients create
 //   meetings for BENCH_SECONDS; deliveries received per second over the run, and those still owed at its end.
 // - streams: resident memory of the server process before and after opening BENCH_STREAMS idle event streams.
-// Options (env): BENCH_SECONDS=10 BENCH_STREAMS=10000 DATABASE_URL (server; default the local one), BENCH_SERVER_ARGS.
+// Options (env): BENCH_SECONDS=10 BENCH_STREAMS=10000 DATABASE_URL (server; default the local one), BENCH_SERVER_ARGS,
+// BENCH_ONLY (a comma-separated list of latency, throughput, streams: runs only those measures, in a fresh server).
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
@@ -25,6 +26,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? "10")
 const streamCount = Number(process.env.BENCH_STREAMS ?? "10000")
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const OPERATOR = randomUUID()
+const only = process.env.BENCH_ONLY?.split(",").map((measure) => measure.trim())
+const runs = (measure) => only === undefined || only.includes(measure)
 
 // A certificate authority and a certificate for 127.0.0.1 it signed; the server trusts it via NODE_EXTRA_CA_CERTS.
 const validity = { notBeforeDate: new Date(Date.now() - 3_600_000), notAfterDate: new Date(Date.now() + 86_400_000) }
@@ -138,91 +141,98 @@ try {
   const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
   // Latency: one endpoint, 200 creates at 20 a second.
-  await createEndpoint("/latency")
-  const committed = new Map()
-  for (let i = 0; i < 200; i++) {
-    const meeting = await createMeeting(`latency ${i}`)
-    committed.set(meeting.id, performance.now())
-    await sleep(50)
+  if (runs("latency")) {
+    await createEndpoint("/latency")
+    const committed = new Map()
+    for (let i = 0; i < 200; i++) {
+      const meeting = await createMeeting(`latency ${i}`)
+      committed.set(meeting.id, performance.now())
+      await sleep(50)
+    }
+    const deadline = Date.now() + 30_000
+    while ([...committed.keys()].some((id) => !arrivals.has(`/latency ${id}`)) && Date.now() < deadline) await sleep(50)
+    const latencies = [...committed].map(([id, at]) => (arrivals.get(`/latency ${id}`) ?? Infinity) - at).sort((a, b) => a - b)
+    console.log(JSON.stringify({
+      measure: "commit-to-receiver latency (ms), first attempt",
+      deliveries: latencies.length,
+      p50: Math.round(percentile(latencies, 50)),
+      p99: Math.round(percentile(latencies, 99)),
+      max: Math.round(latencies[latencies.length - 1])
+    }))
   }
-  const deadline = Date.now() + 30_000
-  while ([...committed.keys()].some((id) => !arrivals.has(`/latency ${id}`)) && Date.now() < deadline) await sleep(50)
-  const latencies = [...committed].map(([id, at]) => (arrivals.get(`/latency ${id}`) ?? Infinity) - at).sort((a, b) => a - b)
-  console.log(JSON.stringify({
-    measure: "commit-to-receiver latency (ms), first attempt",
-    deliveries: latencies.length,
-    p50: Math.round(percentile(latencies, 50)),
-    p99: Math.round(percentile(latencies, 99)),
-    max: Math.round(latencies[latencies.length - 1])
-  }))
 
   // Throughput: 10 more endpoints; the latency endpoint gets its share too (11 deliveries per create).
-  for (let e = 0; e < 10; e++) await createEndpoint(`/throughput-${e}`)
-  const before = received
-  let creates = 0
-  const started = performance.now()
-  const stopAt = Date.now() + seconds * 1000
-  await Promise.all(Array.from({ length: 16 }, async (_, w) => {
-    for (let i = 0; Date.now() < stopAt; i++) {
-      await createMeeting(`throughput ${w}-${i}`)
-      creates++
-    }
-  }))
-  const loadEnded = performance.now()
-  const owed = creates * 11
-  const receivedDuringLoad = received - before
-  const drainDeadline = Date.now() + 120_000
-  while (received - before < owed && Date.now() < drainDeadline) await sleep(20)
-  const drained = performance.now()
-  console.log(JSON.stringify({
-    measure: "delivery throughput (one process, 11 endpoints)",
-    seconds,
-    creates_per_second: Math.round(creates / ((loadEnded - started) / 1000)),
-    deliveries_owed: owed,
-    deliveries_per_second_during_load: Math.round(receivedDuringLoad / ((loadEnded - started) / 1000)),
-    deliveries_per_second_overall: Math.round((received - before) / ((drained - started) / 1000)),
-    seconds_to_deliver_all: Number(((drained - started) / 1000).toFixed(1)),
-    delivered: received - before
-  }))
+  if (runs("throughput")) {
+    if (!runs("latency")) await createEndpoint("/latency")
+    for (let e = 0; e < 10; e++) await createEndpoint(`/throughput-${e}`)
+    const before = received
+    let creates = 0
+    const started = performance.now()
+    const stopAt = Date.now() + seconds * 1000
+    await Promise.all(Array.from({ length: 16 }, async (_, w) => {
+      for (let i = 0; Date.now() < stopAt; i++) {
+        await createMeeting(`throughput ${w}-${i}`)
+        creates++
+      }
+    }))
+    const loadEnded = performance.now()
+    const owed = creates * 11
+    const receivedDuringLoad = received - before
+    const drainDeadline = Date.now() + 120_000
+    while (received - before < owed && Date.now() < drainDeadline) await sleep(20)
+    const drained = performance.now()
+    console.log(JSON.stringify({
+      measure: "delivery throughput (one process, 11 endpoints)",
+      seconds,
+      creates_per_second: Math.round(creates / ((loadEnded - started) / 1000)),
+      deliveries_owed: owed,
+      deliveries_per_second_during_load: Math.round(receivedDuringLoad / ((loadEnded - started) / 1000)),
+      deliveries_per_second_overall: Math.round((received - before) / ((drained - started) / 1000)),
+      seconds_to_deliver_all: Number(((drained - started) / 1000).toFixed(1)),
+      delivered: received - before
+    }))
+  }
 
   // Idle event streams: resident memory of the server process.
-  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024
-  await sleep(1_000)
-  const rssBefore = rss()
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
-  const streams = []
-  let opened = 0
-  const open = () =>
-    new Promise((resolve, reject) => {
-      const request = httpRequest(`${url}/v1/user/events`, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
-        if (response.statusCode !== 200) reject(new Error(`stream ${response.statusCode}`))
-        response.once("data", () => {
-          opened++
-          resolve()
+  if (runs("streams")) {
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024
+    await sleep(1_000)
+    const rssBefore = rss()
+    const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+    const streams = []
+    let opened = 0
+    const open = () =>
+      new Promise((resolve, reject) => {
+        const request = httpRequest(`${url}/v1/user/events`, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+          if (response.statusCode !== 200) reject(new Error(`stream ${response.statusCode}`))
+          response.once("data", () => {
+            opened++
+            resolve()
+          })
+          response.on("data", () => {})
         })
-        response.on("data", () => {})
+        request.on("error", reject)
+        streams.push(request)
+        request.end()
       })
-      request.on("error", reject)
-      streams.push(request)
-      request.end()
-    })
-  const openStarted = performance.now()
-  for (let i = 0; i < streamCount; i += 200) {
-    await Promise.all(Array.from({ length: Math.min(200, streamCount - i) }, open))
+    const openStarted = performance.now()
+    for (let i = 0; i < streamCount; i += 200) {
+      await Promise.all(Array.from({ length: Math.min(200, streamCount - i) }, open))
+    }
+    const openSeconds = (performance.now() - openStarted) / 1000
+    await sleep(3_000)
+    const rssAfter = rss()
+    console.log(JSON.stringify({
+      measure: "idle event streams (one process)",
+      streams: opened,
+      seconds_to_open: Number(openSeconds.toFixed(1)),
+      rss_before_mb: Math.round(rssBefore),
+      rss_after_mb: Math.round(rssAfter),
+      rss_per_stream_kb: Number((((rssAfter - rssBefore) * 1024) / opened).toFixed(1))
+    }))
+    for (const request of streams) request.destroy()
+    agent.destroy()
   }
-  const openSeconds = (performance.now() - openStarted) / 1000
-  await sleep(3_000)
-  const rssAfter = rss()
-  console.log(JSON.stringify({
-    measure: "idle event streams (one process)",
-    streams: opened,
-    seconds_to_open: Number(openSeconds.toFixed(1)),
-    rss_before_mb: Math.round(rssBefore),
-    rss_after_mb: Math.round(rssAfter),
-    rss_per_stream_kb: Number((((rssAfter - rssBefore) * 1024) / opened).toFixed(1))
-  }))
-  for (const request of streams) request.destroy()
-  agent.destroy()
 } finally {
   await finish()
 }
