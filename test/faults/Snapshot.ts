@@ -17,7 +17,7 @@
  */
 import type { StorePorts } from "@convene/core"
 import type { layerPglite } from "@convene/store-pg"
-import { Memory } from "@convene/store-memory"
+import { eventsIn, Memory } from "@convene/store-memory"
 import { Context, DateTime, Effect, HashMap, Layer, Record } from "effect"
 
 /** Table name to its rows (canonical JSON), sorted. */
@@ -176,8 +176,8 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   signInFailures: (table) =>
     [...table].flatMap(([key, attempts]) => attempts.map(({ at, attempt }) => ["sign_in_failures", { key, at, attempt }] as const)),
   events: (table) =>
-    [...HashMap.values(table)].flatMap((logged) =>
-      logged.map(({ event, position }) => ["events", { position, ...event }] as const)
+    [...HashMap.values(table)].flatMap((run) =>
+      eventsIn(run).map(({ event, position }) => ["events", { position, ...event }] as const)
     ),
   // The identity sequence behind `position` on PostgreSQL: not a table there, nor a row here.
   eventPosition: () => [],

@@ -6,7 +6,7 @@
  */
 import { EventLog, LoggedEvent, trusted, type WorkspaceId } from "@convene/core"
 import { DateTime, Effect, HashMap, Layer, Option } from "effect"
-import { Memory } from "./Memory.js"
+import { appendTo, eventsIn, Memory } from "./Memory.js"
 
 export const layer: Layer.Layer<EventLog, never, Memory> = Layer.effect(
   EventLog,
@@ -14,17 +14,17 @@ export const layer: Layer.Layer<EventLog, never, Memory> = Layer.effect(
     const memory = yield* Memory
 
     const eventsOf = (workspaceId: WorkspaceId) =>
-      Effect.map(memory.read, (state) => Option.getOrElse(HashMap.get(state.events, workspaceId), () => []))
+      Effect.map(memory.read, (state) => Option.match(HashMap.get(state.events, workspaceId), { onNone: () => [], onSome: eventsIn }))
 
     return EventLog.of({
       append: Effect.fnUntraced(function*(event) {
         yield* memory.modify((state) => {
           const position = state.eventPosition + 1
           const logged = new LoggedEvent({ position, event }, trusted)
-          const own = Option.getOrElse(HashMap.get(state.events, event.workspace_id), () => [])
+          const own = Option.getOrUndefined(HashMap.get(state.events, event.workspace_id))
           return [undefined, {
             ...state,
-            events: HashMap.set(state.events, event.workspace_id, [...own, logged]),
+            events: HashMap.set(state.events, event.workspace_id, appendTo(own, logged)),
             eventPosition: position
           }]
         })
@@ -50,9 +50,11 @@ export const layer: Layer.Layer<EventLog, never, Memory> = Layer.effect(
         yield* memory.modify((state) => [undefined, {
           ...state,
           events: HashMap.filter(
-            HashMap.map(state.events, (events) =>
-              events.filter((logged) => !DateTime.lessThan(logged.event.occurred_at, before))),
-            (events) => events.length > 0
+            HashMap.map(state.events, (run) => {
+              const log = eventsIn(run).filter((logged) => !DateTime.lessThan(logged.event.occurred_at, before))
+              return { log, length: log.length }
+            }),
+            (run) => run.length > 0
           )
         }])
       }),

@@ -1,4 +1,4 @@
-import { type BeginResult, IdempotencyRecord, IdempotencyStore } from "@convene/core"
+import { type BeginResult, IdempotencyRecord, IdempotencyStore, trusted } from "@convene/core"
 import { DateTime, Effect, HashMap, Layer, Option } from "effect"
 import { Memory } from "./Memory.js"
 
@@ -39,7 +39,7 @@ export const layer: Layer.Layer<IdempotencyStore, never, Memory> = Layer.effect(
               idempotency: HashMap.set(
                 state.idempotency,
                 key,
-                new IdempotencyRecord({ ...claim, response, expires_at: expiresAt })
+                new IdempotencyRecord({ ...claim, response, expires_at: expiresAt }, trusted)
               )
             })
           })

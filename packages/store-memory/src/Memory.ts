@@ -65,6 +65,29 @@ export const newestFirst: Compare<Row> = (a, b) => oldestFirst(b, a)
 /** Rows kept per workspace, so that every scoped read and write finds only its own workspace's rows. */
 export type ByWorkspace<K, V> = HashMap.HashMap<WorkspaceId, HashMap.HashMap<K, V>>
 
+/**
+ * A workspace's events: the first `length` entries of `log`. Appending pushes onto the shared array instead of
+ * copying it (a copy per event made each append cost the whole log); a state that rolled back keeps its shorter
+ * length, and the next append drops what lies beyond it. Safe because writes are serial (the one permit): every
+ * state a reader can hold has a length no greater than the writer's.
+ */
+export interface EventRun {
+  readonly log: Array<LoggedEvent>
+  readonly length: number
+}
+
+/** The events of a run, oldest first. */
+export const eventsIn = (run: EventRun): ReadonlyArray<LoggedEvent> =>
+  run.log.length === run.length ? run.log : run.log.slice(0, run.length)
+
+/** `run` with `event` appended. */
+export const appendTo = (run: EventRun | undefined, event: LoggedEvent): EventRun => {
+  const log = run?.log ?? []
+  log.length = run?.length ?? 0
+  log.push(event)
+  return { log, length: log.length }
+}
+
 /** A meeting with everything that belongs to it alone. */
 export interface MeetingEntry {
   readonly meeting: Meeting
@@ -115,7 +138,7 @@ export interface State {
   /** The sign-in attempts counted against the limit (each with its id and instant), by key, in the order they were recorded. */
   readonly signInFailures: HashMap.HashMap<string, ReadonlyArray<{ readonly attempt: string; readonly at: DateTime.Utc }>>
   /** Each workspace's events, oldest first (positions ascending). */
-  readonly events: HashMap.HashMap<WorkspaceId, ReadonlyArray<LoggedEvent>>
+  readonly events: HashMap.HashMap<WorkspaceId, EventRun>
   /** The position the last appended event took (0 before any): a rolled-back append rolls it back too. */
   readonly eventPosition: number
   readonly webhookEndpoints: ByWorkspace<WebhookEndpointId, WebhookEndpoint>

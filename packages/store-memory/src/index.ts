@@ -13,7 +13,7 @@ import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as IdentityStore from "./IdentityStore.js"
-import { Memory } from "./Memory.js"
+import { eventsIn, Memory } from "./Memory.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
 import * as Transactor from "./Transactor.js"
@@ -26,7 +26,7 @@ import * as WorkspaceStore from "./WorkspaceStore.js"
  * their `Memory`, since a layer used twice in one build is built once (layers are memoized by reference).
  * Not a port: nothing outside tests should read the state behind the ports' back.
  */
-export { Memory }
+export { eventsIn, Memory }
 
 /** Blobs in memory: the in-memory store's BlobStore (`layer` includes it). */
 export { MemoryBlobStore }

@@ -19,6 +19,8 @@ import { LongText, requestBody, Title } from "../shared/Text.js"
 import { CalendarDate, now } from "../shared/Time.js"
 import { ActionItem, ActionItemStatus, canMove } from "./ActionItem.js"
 import { ActionItemStore } from "./ActionItemStore.js"
+import { fn } from "../shared/Span.js"
+import { validated } from "../shared/Trusted.js"
 
 export class CreateActionItem extends Schema.Class<CreateActionItem>("CreateActionItem")({
   meeting_id: MeetingId,
@@ -86,7 +88,7 @@ const make = Effect.gen(function*() {
       }
     })
 
-  const list = Effect.fn("ActionItems.list")(function*(
+  const list = fn("ActionItems.list")(function*(
     principal: Principal,
     filter: { readonly meeting_id?: MeetingId | undefined; readonly status?: ActionItemStatus | undefined },
     request: PageRequest
@@ -100,12 +102,12 @@ const make = Effect.gen(function*() {
     return toList(slice, page)
   })
 
-  const get = Effect.fn("ActionItems.get")(function*(principal: Principal, id: ActionItemId) {
+  const get = fn("ActionItems.get")(function*(principal: Principal, id: ActionItemId) {
     yield* requireScope(principal, "action-items:read")
     return yield* find(principal, id)
   })
 
-  const create = Effect.fn("ActionItems.create")(function*(principal: Principal, input: CreateActionItem) {
+  const create = fn("ActionItems.create")(function*(principal: Principal, input: CreateActionItem) {
     yield* requireScope(principal, "action-items:write")
     const meeting = yield* access.readable(principal, input.meeting_id)
     const assignee = input.assigned_to_user_id ?? null
@@ -113,7 +115,7 @@ const make = Effect.gen(function*() {
     yield* checkReferences(principal, meeting.id, assignee, agendaItemId)
     const at = yield* now
     const status = input.status ?? "needs_review"
-    const item = new ActionItem({
+    const item = validated(ActionItem, {
       id: ActionItemId.make(yield* crypto.randomUUID),
       workspace_id: principal.workspace_id,
       meeting_id: meeting.id,
@@ -132,7 +134,7 @@ const make = Effect.gen(function*() {
     return item
   })
 
-  const update = Effect.fn("ActionItems.update")(function*(principal: Principal, id: ActionItemId, input: UpdateActionItem) {
+  const update = fn("ActionItems.update")(function*(principal: Principal, id: ActionItemId, input: UpdateActionItem) {
     yield* requireScope(principal, "action-items:write")
     const current = yield* find(principal, id)
     const status = input.status ?? current.status
@@ -149,7 +151,7 @@ const make = Effect.gen(function*() {
     )
     const at = yield* now
     const completedNow = status === "completed"
-    const next = new ActionItem({
+    const next = validated(ActionItem, {
       ...current,
       title: input.title ?? current.title,
       description: input.description === undefined ? current.description : input.description,
@@ -170,7 +172,7 @@ const make = Effect.gen(function*() {
     return next
   })
 
-  const remove = Effect.fn("ActionItems.delete")(function*(principal: Principal, id: ActionItemId) {
+  const remove = fn("ActionItems.delete")(function*(principal: Principal, id: ActionItemId) {
     yield* requireScope(principal, "action-items:write")
     const item = yield* find(principal, id)
     yield* transactor.withTransaction(Effect.zipRight(

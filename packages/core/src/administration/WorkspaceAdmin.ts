@@ -33,6 +33,7 @@ import {
   roleChangeRefusal,
   type UpdateWorkspaceSettings
 } from "./Administration.js"
+import { fn } from "../shared/Span.js"
 
 const make = Effect.gen(function*() {
   const workspaces = yield* Workspaces
@@ -46,12 +47,12 @@ const make = Effect.gen(function*() {
   const admin = (principal: Principal, scope: "workspace:read" | "workspace:write") =>
     Effect.zipRight(requireScope(principal, scope), requireWorkspaceAdmin(principal))
 
-  const getSettings = Effect.fn("WorkspaceAdmin.getSettings")(function*(principal: Principal) {
+  const getSettings = fn("WorkspaceAdmin.getSettings")(function*(principal: Principal) {
     yield* admin(principal, "workspace:read")
     return yield* workspaces.get(principal.workspace_id)
   })
 
-  const updateSettings = Effect.fn("WorkspaceAdmin.updateSettings")(function*(
+  const updateSettings = fn("WorkspaceAdmin.updateSettings")(function*(
     principal: Principal,
     input: UpdateWorkspaceSettings
   ) {
@@ -63,7 +64,7 @@ const make = Effect.gen(function*() {
     return yield* workspaces.updateSettings(principal.workspace_id, input)
   })
 
-  const listMembers = Effect.fn("WorkspaceAdmin.listMembers")(function*(principal: Principal, request: PageRequest) {
+  const listMembers = fn("WorkspaceAdmin.listMembers")(function*(principal: Principal, request: PageRequest) {
     yield* admin(principal, "workspace:read")
     const page = clamp(request)
     const slice = yield* userStore.list({ workspaceId: principal.workspace_id }, page)
@@ -95,7 +96,7 @@ const make = Effect.gen(function*() {
       (slice) => slice.total
     )
 
-  const changeRole = Effect.fn("WorkspaceAdmin.changeRole")(function*(
+  const changeRole = fn("WorkspaceAdmin.changeRole")(function*(
     principal: Principal,
     id: UserId,
     input: ChangeMemberRole
@@ -114,7 +115,7 @@ const make = Effect.gen(function*() {
     )
   })
 
-  const removeMember = Effect.fn("WorkspaceAdmin.removeMember")(function*(principal: Principal, id: UserId) {
+  const removeMember = fn("WorkspaceAdmin.removeMember")(function*(principal: Principal, id: UserId) {
     yield* admin(principal, "workspace:write")
     yield* memberOf(principal, id)
     yield* serialized(
@@ -128,7 +129,7 @@ const make = Effect.gen(function*() {
     )
   })
 
-  const listApiKeys = Effect.fn("WorkspaceAdmin.listApiKeys")(function*(principal: Principal, request: PageRequest) {
+  const listApiKeys = fn("WorkspaceAdmin.listApiKeys")(function*(principal: Principal, request: PageRequest) {
     yield* admin(principal, "workspace:read")
     const listed = yield* tokens.listApiKeys(principal.workspace_id, request)
     return {
@@ -140,7 +141,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Soft-deletes (revokes) one of the workspace's live API keys: it answers 401 from the next request on. */
-  const revokeApiKey = Effect.fn("WorkspaceAdmin.revokeApiKey")(function*(principal: Principal, id: CredentialId) {
+  const revokeApiKey = fn("WorkspaceAdmin.revokeApiKey")(function*(principal: Principal, id: CredentialId) {
     yield* admin(principal, "workspace:write")
     const found = Option.filter(
       yield* credentials.get(principal.workspace_id, id),

@@ -31,6 +31,7 @@ import {
 import { AgendaItemReferences } from "./AgendaItemReferences.js"
 import { AgendaItemStore } from "./AgendaItemStore.js"
 import { presenterDetails, presentersOf } from "./Presenters.js"
+import { fn } from "../shared/Span.js"
 
 const TalkingPoints = Schema.Array(LongText(2000)).pipe(
   Schema.maxItems(50, { message: () => "must hold at most 50 talking points" })
@@ -136,7 +137,7 @@ const make = Effect.gen(function*() {
       return numbered(items.length)
     })
 
-  const list = Effect.fn("AgendaItems.list")(function*(
+  const list = fn("AgendaItems.list")(function*(
     principal: Principal,
     filter: { readonly meeting_id?: MeetingId | undefined },
     request: PageRequest
@@ -150,13 +151,13 @@ const make = Effect.gen(function*() {
     return toList({ items: yield* view(principal, slice.items), total: slice.total }, page)
   })
 
-  const get = Effect.fn("AgendaItems.get")(function*(principal: Principal, id: AgendaItemId) {
+  const get = fn("AgendaItems.get")(function*(principal: Principal, id: AgendaItemId) {
     yield* requireScope(principal, "meetings:read")
     const row = yield* find(principal, id, (meetingId) => access.readable(principal, meetingId))
     return yield* viewOne(principal, row)
   })
 
-  const create = Effect.fn("AgendaItems.create")(function*(principal: Principal, input: CreateAgendaItem) {
+  const create = fn("AgendaItems.create")(function*(principal: Principal, input: CreateAgendaItem) {
     yield* requireScope(principal, "meetings:write")
     const meeting = yield* access.writable(principal, input.meeting_id)
     if (meeting.status === "ended") {
@@ -187,7 +188,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Only the fields present change; an omitted `sequence` keeps the item where it is. */
-  const update = Effect.fn("AgendaItems.update")(function*(principal: Principal, id: AgendaItemId, input: UpdateAgendaItem) {
+  const update = fn("AgendaItems.update")(function*(principal: Principal, id: AgendaItemId, input: UpdateAgendaItem) {
     yield* requireScope(principal, "meetings:write")
     const current = yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
     yield* checkPresenters(principal, input.presenters)
@@ -211,7 +212,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Deletes the item with its talking points; what pointed at it (action items) stays, pointing nowhere. */
-  const remove = Effect.fn("AgendaItems.delete")(function*(principal: Principal, id: AgendaItemId) {
+  const remove = fn("AgendaItems.delete")(function*(principal: Principal, id: AgendaItemId) {
     yield* requireScope(principal, "meetings:write")
     const item = yield* find(principal, id, (meetingId) => access.writable(principal, meetingId))
     yield* transactor.withTransaction(Effect.gen(function*() {

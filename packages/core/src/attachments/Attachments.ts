@@ -36,6 +36,7 @@ import { trusted } from "../shared/Trusted.js"
 import { Attachment, attachmentFileName, AttachmentId, AttachmentRow, sanitizeContentType } from "./Attachment.js"
 import { AttachmentStore } from "./AttachmentStore.js"
 import { BlobStore, Digests } from "./BlobStore.js"
+import { fn } from "../shared/Span.js"
 
 /** An upload as the host reads it: the file's name and declared media type, and its bytes as they arrive. */
 export interface AttachmentUpload<E> {
@@ -84,7 +85,7 @@ const make = Effect.gen(function*() {
       Effect.filterOrFail((row) => row.meeting_id === meetingId, () => NotFound.of("attachment", id))
     )
 
-  const list = Effect.fn("Attachments.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
+  const list = fn("Attachments.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     const page = clamp(request)
@@ -92,7 +93,7 @@ const make = Effect.gen(function*() {
     return toList({ items: slice.items.map(Attachment.of), total: slice.total }, page)
   })
 
-  const get = Effect.fn("Attachments.get")(function*(principal: Principal, meetingId: MeetingId, id: AttachmentId) {
+  const get = fn("Attachments.get")(function*(principal: Principal, meetingId: MeetingId, id: AttachmentId) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     return Attachment.of(yield* find(principal, meeting.id, id))
@@ -145,7 +146,7 @@ const make = Effect.gen(function*() {
    * the SHA-256 when the whole file is read (see the module's comment). The stream fails with a BlobMismatch
    * defect when they do not match.
    */
-  const download = Effect.fn("Attachments.download")(function*(
+  const download = fn("Attachments.download")(function*(
     principal: Principal,
     meetingId: MeetingId,
     id: AttachmentId
@@ -202,7 +203,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Deletes the record (committed first), then the bytes; a failure to delete them leaves them to `sweep`. */
-  const remove = Effect.fn("Attachments.delete")(function*(principal: Principal, meetingId: MeetingId, id: AttachmentId) {
+  const remove = fn("Attachments.delete")(function*(principal: Principal, meetingId: MeetingId, id: AttachmentId) {
     yield* requireScope(principal, "meetings:write")
     const meeting = yield* access.writable(principal, meetingId)
     yield* find(principal, meeting.id, id)
@@ -216,7 +217,7 @@ const make = Effect.gen(function*() {
    * Deletes the stored bytes no record points at (those of deleted meetings and workspaces, of uploads cut off by
    * a crash) once they are older than `orphanGrace`. Answers how many it deleted.
    */
-  const sweep = Effect.fn("Attachments.sweep")(function*() {
+  const sweep = fn("Attachments.sweep")(function*() {
     const before = DateTime.subtractDuration(yield* now, orphanGrace)
     let after: string | undefined = undefined
     let deleted = 0

@@ -28,6 +28,7 @@ import { trusted } from "../shared/Trusted.js"
 import { BacklogAssignment, BacklogHistoryItem, BacklogItem, BacklogItemId, BacklogItemRow } from "./BacklogItem.js"
 import { BacklogItemStore } from "./BacklogItemStore.js"
 import { presenterDetails, presentersOf } from "../agenda/Presenters.js"
+import { fn } from "../shared/Span.js"
 
 // The limits of agenda items: an assigned item becomes one.
 const TalkingPoints = Schema.Array(LongText(2000)).pipe(
@@ -113,7 +114,7 @@ const make = Effect.gen(function*() {
       (replaced) => replaced ? Effect.void : Effect.fail(NotFound.of("backlog item", next.id))
     )
 
-  const list = Effect.fn("BacklogItems.list")(function*(principal: Principal, request: PageRequest) {
+  const list = fn("BacklogItems.list")(function*(principal: Principal, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const page = clamp(request)
     const slice = yield* store.listOpen(principal.workspace_id, page)
@@ -121,7 +122,7 @@ const make = Effect.gen(function*() {
     return toList({ items, total: slice.total }, page)
   })
 
-  const history = Effect.fn("BacklogItems.history")(function*(principal: Principal, request: PageRequest) {
+  const history = fn("BacklogItems.history")(function*(principal: Principal, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const page = clamp(request)
     const slice = yield* store.listClosed(principal.workspace_id, page)
@@ -129,13 +130,13 @@ const make = Effect.gen(function*() {
     return toList({ items, total: slice.total }, page)
   })
 
-  const get = Effect.fn("BacklogItems.get")(function*(principal: Principal, id: BacklogItemId) {
+  const get = fn("BacklogItems.get")(function*(principal: Principal, id: BacklogItemId) {
     yield* requireScope(principal, "meetings:read")
     const row = yield* findOpen(principal, id)
     return (yield* presentOne(principal, row)).open()
   })
 
-  const create = Effect.fn("BacklogItems.create")(function*(principal: Principal, input: CreateBacklogItem) {
+  const create = fn("BacklogItems.create")(function*(principal: Principal, input: CreateBacklogItem) {
     yield* requireScope(principal, "meetings:write")
     yield* checkPresenters(principal, input.presenters)
     const at = yield* now
@@ -160,7 +161,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Only the fields present change; `talking_points` replaces the caller's own. */
-  const update = Effect.fn("BacklogItems.update")(function*(principal: Principal, id: BacklogItemId, input: UpdateBacklogItem) {
+  const update = fn("BacklogItems.update")(function*(principal: Principal, id: BacklogItemId, input: UpdateBacklogItem) {
     yield* requireScope(principal, "meetings:write")
     const current = yield* findOpen(principal, id)
     yield* checkPresenters(principal, input.presenters)
@@ -179,7 +180,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Closes the item as `deleted`: it leaves the backlog and shows in the history; deleting it again is 404. */
-  const remove = Effect.fn("BacklogItems.delete")(function*(principal: Principal, id: BacklogItemId) {
+  const remove = fn("BacklogItems.delete")(function*(principal: Principal, id: BacklogItemId) {
     yield* requireScope(principal, "meetings:write")
     const current = yield* findOpen(principal, id)
     const at = yield* now
@@ -193,7 +194,7 @@ const make = Effect.gen(function*() {
    * backlog_item.assigned: all in one unit of work. The item is closed first, so that of two assignments racing
    * on one item the second finds it closed (404) before it creates anything.
    */
-  const assign = Effect.fn("BacklogItems.assign")(function*(principal: Principal, id: BacklogItemId, input: AssignBacklogItem) {
+  const assign = fn("BacklogItems.assign")(function*(principal: Principal, id: BacklogItemId, input: AssignBacklogItem) {
     yield* requireScope(principal, "meetings:write")
     return yield* transactor.withTransaction(Effect.gen(function*() {
       const current = yield* findOpen(principal, id)

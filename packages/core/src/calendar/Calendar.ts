@@ -14,6 +14,7 @@ import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { trusted } from "../shared/Trusted.js"
 import type { CalendarDirection } from "./CalendarEvent.js"
 import { calendarOf, checkWindow, DEFAULT_LIMIT, eventOf, orderOf, startsWithin } from "./CalendarRules.js"
+import { fn } from "../shared/Span.js"
 
 /** What a calendar list asks for. */
 export interface CalendarQuery {
@@ -29,7 +30,7 @@ const make = Effect.gen(function*() {
   const store = yield* MeetingStore
 
   /** The events of the caller's calendar that start inside [start_date, end_date), a page of them. */
-  const list = Effect.fn("Calendar.list")(function*(principal: Principal, query: CalendarQuery, request: PageRequest) {
+  const list = fn("Calendar.list")(function*(principal: Principal, query: CalendarQuery, request: PageRequest) {
     yield* requireScope(principal, "calendar:read")
     yield* checkWindow(query.start_date, query.end_date)
     const page = clamp(request, DEFAULT_LIMIT)
@@ -48,7 +49,7 @@ const make = Effect.gen(function*() {
   })
 
   /** One event of the caller's calendar; 404 for a meeting that is missing or not on it (no start time, not theirs). */
-  const get = Effect.fn("Calendar.get")(function*(principal: Principal, id: CalendarEventId) {
+  const get = fn("Calendar.get")(function*(principal: Principal, id: CalendarEventId) {
     yield* requireScope(principal, "calendar:read")
     const meetingId = MeetingId.make(id, trusted)
     const meeting = yield* store.get(principal.workspace_id, meetingId)

@@ -11,6 +11,7 @@ import { NotFound, orNotFound } from "../shared/Errors.js"
 import type { MeetingId } from "../shared/Ids.js"
 import { ContextItem, type ContextItemId } from "./ContextItem.js"
 import { ContextStore } from "./ContextStore.js"
+import { fn } from "../shared/Span.js"
 
 /** The most items one prompt reads (oldest first). */
 export const maxPromptItems = 100
@@ -20,7 +21,7 @@ const make = Effect.gen(function*() {
   const access = yield* MeetingAccess
 
   /** The stored text of one item of a meeting the caller sees. */
-  const text = Effect.fn("ContextForPrompt.text")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
+  const text = fn("ContextForPrompt.text")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     const row = yield* store.get(principal.workspace_id, id).pipe(orNotFound("context item", id))
@@ -29,7 +30,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Every item of the meeting with its text, oldest first (at most `maxPromptItems`): a prompt's context. */
-  const forMeeting = Effect.fn("ContextForPrompt.forMeeting")(function*(principal: Principal, meetingId: MeetingId) {
+  const forMeeting = fn("ContextForPrompt.forMeeting")(function*(principal: Principal, meetingId: MeetingId) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     const slice = yield* store.list(principal.workspace_id, meeting.id, { limit: maxPromptItems, offset: 0 })

@@ -25,6 +25,7 @@ import { ContextItem, ContextItemId, ContextItemRow, ContextKind } from "./Conte
 import { ContextStore } from "./ContextStore.js"
 import { ContextPreparation, ContextSource } from "./Preparation.js"
 import { utf8Length } from "./Utf8.js"
+import { fn } from "../shared/Span.js"
 
 /** An upload as the host read it: the one file and the optional `kind` field. */
 export interface ContextUpload {
@@ -57,7 +58,7 @@ const make = Effect.gen(function*() {
       Effect.filterOrFail((row) => row.meeting_id === meetingId, () => NotFound.of("context item", id))
     )
 
-  const list = Effect.fn("ContextItems.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
+  const list = fn("ContextItems.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     const page = clamp(request)
@@ -65,7 +66,7 @@ const make = Effect.gen(function*() {
     return toList({ items: slice.items.map(ContextItem.of), total: slice.total }, page)
   })
 
-  const get = Effect.fn("ContextItems.get")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
+  const get = fn("ContextItems.get")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
     return ContextItem.of(yield* find(principal, meeting.id, id))
@@ -117,7 +118,7 @@ const make = Effect.gen(function*() {
     }).pipe(Effect.withSpan("ContextItems.upload"))
 
   /** Deletes the item and its text. What a transcript upload appended to the meeting's transcript stays. */
-  const remove = Effect.fn("ContextItems.delete")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
+  const remove = fn("ContextItems.delete")(function*(principal: Principal, meetingId: MeetingId, id: ContextItemId) {
     yield* requireScope(principal, "meetings:write")
     const meeting = yield* access.writable(principal, meetingId)
     yield* find(principal, meeting.id, id)

@@ -11,6 +11,7 @@ import type { Principal } from "../identity/Identity.js"
 import { DomainEvent, type EventData, EventId, type EventType } from "./Event.js"
 import { EventFanOut } from "./EventFanOut.js"
 import { EventLog } from "./EventLog.js"
+import { fn } from "../shared/Span.js"
 
 /** How long events stay readable in the log (the stream resumes within it): at least 24 hours; 7 days. */
 export const eventRetention = Duration.days(7)
@@ -42,7 +43,7 @@ const make = Effect.gen(function*() {
     Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (data) => record(principal, type, data))
 
   /** Deletes events older than the retention. */
-  const purge = Effect.fn("Events.purge")(function*() {
+  const purge = fn("Events.purge")(function*() {
     yield* log.purge(DateTime.subtractDuration(yield* now, eventRetention))
   })
 

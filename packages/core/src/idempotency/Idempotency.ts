@@ -15,6 +15,8 @@ import { Transactor } from "../ports/Transactor.js"
 import { now } from "../shared/Time.js"
 import { fingerprint, type RequestParts } from "./Fingerprint.js"
 import { IdempotencyRecord, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
+import { fn } from "../shared/Span.js"
+import { validated } from "../shared/Trusted.js"
 
 export const pendingWindow = Duration.minutes(5)
 export const retentionWindow = Duration.hours(24)
@@ -71,7 +73,7 @@ const make = Effect.gen(function*() {
       const key = yield* validateKey(request.key)
       const digest = yield* Effect.provideService(fingerprint(request), Crypto, crypto)
       const at = yield* now
-      const pending = new IdempotencyRecord({
+      const pending = validated(IdempotencyRecord, {
         scope: request.scope,
         key,
         fingerprint: digest,
@@ -109,7 +111,7 @@ const make = Effect.gen(function*() {
     }).pipe(Effect.withSpan("Idempotency.run"))
 
   /** Deletes records past their window; the host runs it now and then. */
-  const purgeExpired = Effect.fn("Idempotency.purgeExpired")(function*() {
+  const purgeExpired = fn("Idempotency.purgeExpired")(function*() {
     return yield* store.purgeExpired(yield* now)
   })
 

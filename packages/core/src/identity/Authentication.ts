@@ -11,6 +11,7 @@ import { now, Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { type CredentialKind, Principal, Scope, Scopes, scopesGranted, tokenPrefix } from "./Identity.js"
 import { CredentialStore } from "./IdentityStore.js"
+import { fn } from "../shared/Span.js"
 
 /** Kinds that are accepted as a bearer credential on resource endpoints (a refresh token is not). */
 const bearerKinds: ReadonlyArray<CredentialKind> = ["access_token", "personal_access_token", "short_lived", "api_key"]
@@ -37,7 +38,7 @@ const make = Effect.gen(function*() {
   const credentials = yield* CredentialStore
   const crypto = yield* Crypto
 
-  const authenticate = Effect.fn("Authentication.authenticate")(function*(presented: Redacted.Redacted<string>) {
+  const authenticate = fn("Authentication.authenticate")(function*(presented: Redacted.Redacted<string>) {
     const token = Redacted.value(presented).trim()
     if (token.length === 0) return yield* unauthenticated("missing", "a bearer token is required")
     const kind = kindOf(token)

@@ -28,6 +28,7 @@ import {
 } from "./Identity.js"
 import { type CredentialFilter, CredentialStore, UserStore } from "./IdentityStore.js"
 import { Users } from "./Users.js"
+import { fn } from "../shared/Span.js"
 
 export const ExpiryDays = Schema.Literal(30, 60, 90, 180, 365)
 export const ExpiryHours = Schema.Literal(1, 2, 4, 6)
@@ -122,7 +123,7 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
 
   /** A new plaintext token of `kind` and the hash that is stored for it. */
-  const mint = Effect.fn("Tokens.mint")(function*(kind: CredentialKind) {
+  const mint = fn("Tokens.mint")(function*(kind: CredentialKind) {
     const token = tokenPrefix[kind] + Encoding.encodeBase64Url(yield* crypto.randomBytes(32))
     return { token, hash: yield* crypto.sha256(token) }
   })
@@ -157,7 +158,7 @@ const make = Effect.gen(function*() {
   }
 
   /** Issues a personal access token or a short-lived token to the user. */
-  const issue = Effect.fn("Tokens.issue")(function*(userId: UserId, input: IssueToken) {
+  const issue = fn("Tokens.issue")(function*(userId: UserId, input: IssueToken) {
     const user = yield* users.get(userId)
     const workspace = yield* workspaces.get(user.workspace_id)
     const duration = yield* lifetime(input)
@@ -198,7 +199,7 @@ const make = Effect.gen(function*() {
    * Only a credential that is itself long-lived and user-held may do so (see `tokenIssuers`): a short-lived
    * token must not outlive itself through a token it mints, and a workspace API key is no user.
    */
-  const issueForCaller = Effect.fn("Tokens.issueForCaller")(function*(principal: Principal, input: IssuePersonalAccessToken) {
+  const issueForCaller = fn("Tokens.issueForCaller")(function*(principal: Principal, input: IssuePersonalAccessToken) {
     if (!tokenIssuers.includes(principal.kind) || principal.user_id === null) {
       return yield* Effect.fail(
         new InsufficientScope({
@@ -214,7 +215,7 @@ const make = Effect.gen(function*() {
     return yield* issue(principal.user_id, new IssueToken({ kind: "personal_access_token", ...input }))
   })
 
-  const issueApiKey = Effect.fn("Tokens.issueApiKey")(function*(workspaceId: WorkspaceId, input: CreateApiKey) {
+  const issueApiKey = fn("Tokens.issueApiKey")(function*(workspaceId: WorkspaceId, input: CreateApiKey) {
     yield* workspaces.get(workspaceId)
     const at = yield* now
     const { hash, token } = yield* mint("api_key")
@@ -236,7 +237,7 @@ const make = Effect.gen(function*() {
   })
 
   /** A page of the caller's live personal access tokens, newest first. */
-  const listForCaller = Effect.fn("Tokens.listForCaller")(function*(principal: Principal, request: PageRequest) {
+  const listForCaller = fn("Tokens.listForCaller")(function*(principal: Principal, request: PageRequest) {
     const page = clamp(request)
     if (principal.user_id === null) return toList({ items: [], total: 0 }, page)
     const at = yield* now
@@ -250,7 +251,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Revokes one of the user's tokens by id: 403 for another user's token, 404 for an unknown or revoked one. */
-  const revokeOwn = Effect.fn("Tokens.revokeOwn")(function*(
+  const revokeOwn = fn("Tokens.revokeOwn")(function*(
     owner: { readonly workspace_id: WorkspaceId; readonly user_id: UserId | null },
     id: CredentialId
   ) {
@@ -268,12 +269,12 @@ const make = Effect.gen(function*() {
    * Revokes one of the caller's personal access tokens by id: every client using it gets 401 from then on.
    * Another user's token is 403; an unknown or already revoked one is 404.
    */
-  const revokeForCaller = Effect.fn("Tokens.revokeForCaller")(function*(principal: Principal, id: CredentialId) {
+  const revokeForCaller = fn("Tokens.revokeForCaller")(function*(principal: Principal, id: CredentialId) {
     return yield* revokeOwn(principal, id)
   })
 
   /** The user's live personal access tokens and short-lived tokens, newest first (the signed-in account page). */
-  const listOwn = Effect.fn("Tokens.listOwn")(function*(userId: UserId) {
+  const listOwn = fn("Tokens.listOwn")(function*(userId: UserId) {
     const at = yield* now
     return (yield* store.listByUser(userId))
       .filter((c) =>
@@ -317,19 +318,19 @@ const make = Effect.gen(function*() {
     })
 
   /** The live tokens every user of the workspace holds (not its API keys), newest first. */
-  const listForWorkspace = Effect.fn("Tokens.listForWorkspace")(function*(workspaceId: WorkspaceId, request: PageRequest) {
+  const listForWorkspace = fn("Tokens.listForWorkspace")(function*(workspaceId: WorkspaceId, request: PageRequest) {
     yield* workspaces.get(workspaceId)
     return yield* listLive({ workspaceId, kinds: userCredentialKinds }, request)
   })
 
   /** The workspace's live API keys, newest first. */
-  const listApiKeys = Effect.fn("Tokens.listApiKeys")(function*(workspaceId: WorkspaceId, request: PageRequest) {
+  const listApiKeys = fn("Tokens.listApiKeys")(function*(workspaceId: WorkspaceId, request: PageRequest) {
     yield* workspaces.get(workspaceId)
     return yield* listLive({ workspaceId, kinds: ["api_key"] }, request)
   })
 
   /** The user's live tokens, newest first. */
-  const listForUser = Effect.fn("Tokens.listForUser")(function*(userId: UserId, request: PageRequest) {
+  const listForUser = fn("Tokens.listForUser")(function*(userId: UserId, request: PageRequest) {
     const user = yield* users.get(userId)
     return yield* listLive({ workspaceId: user.workspace_id, userId: user.id }, request)
   })
@@ -338,7 +339,7 @@ const make = Effect.gen(function*() {
    * The operator revokes any credential by id, a token or an API key: it stops authenticating at once. An
    * unknown or already revoked one is NotFound.
    */
-  const revoke = Effect.fn("Tokens.revoke")(function*(id: CredentialId) {
+  const revoke = fn("Tokens.revoke")(function*(id: CredentialId) {
     const changed = yield* store.revoke(id, yield* now)
     if (!changed) return yield* Effect.fail(NotFound.of("token", id))
   })

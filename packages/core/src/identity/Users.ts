@@ -15,6 +15,7 @@ import { Workspaces } from "../workspaces/Workspaces.js"
 import { type Principal, Role, User } from "./Identity.js"
 import { IdentityReferences } from "./IdentityReferences.js"
 import { CredentialStore, UserStore } from "./IdentityStore.js"
+import { fn } from "../shared/Span.js"
 
 /** A password as the API takes it: 8 to 1024 characters of Text (no U+0000, no lone surrogate, which would hash as U+FFFD), stored only as a scrypt hash. */
 export const Password = Text.pipe(
@@ -65,7 +66,7 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
   const hasher = yield* PasswordHasher
 
-  const create = Effect.fn("Users.create")(function*(workspaceId: WorkspaceId, input: CreateUser) {
+  const create = fn("Users.create")(function*(workspaceId: WorkspaceId, input: CreateUser) {
     yield* workspaces.get(workspaceId)
     const at = yield* now
     const user = new User({
@@ -86,7 +87,7 @@ const make = Effect.gen(function*() {
     return user
   })
 
-  const get = Effect.fn("Users.get")(function*(id: UserId) {
+  const get = fn("Users.get")(function*(id: UserId) {
     return yield* store.get(id).pipe(orNotFound("user", id))
   })
 
@@ -94,7 +95,7 @@ const make = Effect.gen(function*() {
    * A page of users, newest first: of the installation, or of one workspace (NotFound when it does not exist),
    * narrowed to the one user with an address when `email` is given.
    */
-  const list = Effect.fn("Users.list")(function*(query: UserQuery, request: PageRequest) {
+  const list = fn("Users.list")(function*(query: UserQuery, request: PageRequest) {
     const page = clamp(request)
     if (query.workspaceId !== undefined) yield* workspaces.get(query.workspaceId)
     if (query.email === undefined) {
@@ -113,7 +114,7 @@ const make = Effect.gen(function*() {
    * token authenticates with the scopes it was issued with that the current role grants (see Authentication).
    * Tokens are kept when the password changes.
    */
-  const update = Effect.fn("Users.update")(function*(id: UserId, input: UpdateUser) {
+  const update = fn("Users.update")(function*(id: UserId, input: UpdateUser) {
     const current = yield* get(id)
     const next = new User({
       ...current,
@@ -133,7 +134,7 @@ const make = Effect.gen(function*() {
    * participant rows and talking points deleted, owned meetings left without an owner, presenters and assignees
    * removed).
    */
-  const remove = Effect.fn("Users.delete")(function*(id: UserId) {
+  const remove = fn("Users.delete")(function*(id: UserId) {
     const user = yield* get(id)
     yield* transactor.withTransaction(Effect.gen(function*() {
       yield* references.detachUser(user.workspace_id, user.id)
@@ -143,7 +144,7 @@ const make = Effect.gen(function*() {
   })
 
   /** The identity behind the principal. Workspace API keys have none: they act as the workspace. */
-  const me = Effect.fn("Users.me")(function*(principal: Principal) {
+  const me = fn("Users.me")(function*(principal: Principal) {
     if (principal.user_id === null) {
       return yield* Effect.fail(
         new NotFound({
@@ -157,7 +158,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Checks a password; answers the user, or none for an unknown e-mail or a wrong password alike. */
-  const verifyPassword = Effect.fn("Users.verifyPassword")(function*(email: string, password: string) {
+  const verifyPassword = fn("Users.verifyPassword")(function*(email: string, password: string) {
     const address = Schema.decodeUnknownOption(Email)(email)
     const user = Option.isNone(address) ? Option.none<User>() : yield* store.findByEmail(address.value)
     if (Option.isNone(user) || user.value.password_hash === null) {

@@ -11,6 +11,7 @@ import type { MeetingId } from "../shared/Ids.js"
 import type { Meeting } from "./Meeting.js"
 import { MeetingFilter } from "./MeetingFilter.js"
 import { MeetingStore } from "./MeetingStore.js"
+import { fn } from "../shared/Span.js"
 
 const make = Effect.gen(function*() {
   const store = yield* MeetingStore
@@ -26,7 +27,7 @@ const make = Effect.gen(function*() {
       )
 
   /** The meeting, if the caller may see it. */
-  const readable = Effect.fn("MeetingAccess.readable")(function*(principal: Principal, id: MeetingId) {
+  const readable = fn("MeetingAccess.readable")(function*(principal: Principal, id: MeetingId) {
     const meeting = yield* find(principal, id)
     if (actsForWorkspace(principal)) return meeting
     const role = yield* roleOf(principal, meeting)
@@ -35,7 +36,7 @@ const make = Effect.gen(function*() {
   })
 
   /** The meeting, if the caller may change it. `ownerOnly` narrows to the meeting's owner (deleting it). */
-  const writable = Effect.fn("MeetingAccess.writable")(function*(
+  const writable = fn("MeetingAccess.writable")(function*(
     principal: Principal,
     id: MeetingId,
     options?: { readonly ownerOnly?: boolean }
@@ -68,7 +69,7 @@ const make = Effect.gen(function*() {
    * The ids of the meetings the caller sees, for lists of things kept on meetings: undefined when the caller
    * sees every meeting of the workspace.
    */
-  const visibleMeetingIds = Effect.fn("MeetingAccess.visibleMeetingIds")(function*(principal: Principal) {
+  const visibleMeetingIds = fn("MeetingAccess.visibleMeetingIds")(function*(principal: Principal) {
     if (actsForWorkspace(principal) || principal.user_id === null) return undefined
     return yield* store.meetingIdsOf(principal.workspace_id, principal.user_id)
   })

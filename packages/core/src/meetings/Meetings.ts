@@ -22,6 +22,7 @@ import { MeetingContents } from "./MeetingContents.js"
 import { and, MeetingFilter, upcoming as upcomingAt } from "./MeetingFilter.js"
 import { MeetingStore, type MeetingOrder } from "./MeetingStore.js"
 import { builtInTemplates, findTemplate } from "./Templates.js"
+import { fn } from "../shared/Span.js"
 
 export const MeetingTitle = Title(500)
 
@@ -144,7 +145,7 @@ const make = Effect.gen(function*() {
   const statusIs = (status: MeetingStatus | undefined) =>
     status === undefined ? MeetingFilter.All() : MeetingFilter.StatusIn({ statuses: [status] })
 
-  const list = Effect.fn("Meetings.list")(function*(
+  const list = fn("Meetings.list")(function*(
     principal: Principal,
     filter: { readonly status?: MeetingStatus | undefined },
     page: PageRequest
@@ -152,7 +153,7 @@ const make = Effect.gen(function*() {
     return yield* listWith(principal, statusIs(filter.status), "created_desc", page)
   })
 
-  const search = Effect.fn("Meetings.search")(function*(principal: Principal, query: MeetingSearch, page: PageRequest) {
+  const search = fn("Meetings.search")(function*(principal: Principal, query: MeetingSearch, page: PageRequest) {
     const q = query.q?.trim() ?? ""
     return yield* listWith(
       principal,
@@ -172,11 +173,11 @@ const make = Effect.gen(function*() {
   })
 
   /** Scheduled or running meetings that are not over yet (MeetingFilter.upcoming), soonest first. */
-  const upcoming = Effect.fn("Meetings.upcoming")(function*(principal: Principal, page: PageRequest) {
+  const upcoming = fn("Meetings.upcoming")(function*(principal: Principal, page: PageRequest) {
     return yield* listWith(principal, upcomingAt(yield* now), "start_asc", page)
   })
 
-  const get = Effect.fn("Meetings.get")(function*(principal: Principal, id: MeetingId) {
+  const get = fn("Meetings.get")(function*(principal: Principal, id: MeetingId) {
     yield* requireScope(principal, "meetings:read")
     return yield* access.readable(principal, id)
   })
@@ -185,7 +186,7 @@ const make = Effect.gen(function*() {
    * Creates the meeting, its owner participant (the caller, when the caller is a user) and the template's
    * agenda, in one transaction that also takes one unit of the plan's monthly meeting allowance.
    */
-  const create = Effect.fn("Meetings.create")(function*(principal: Principal, input: CreateMeeting) {
+  const create = fn("Meetings.create")(function*(principal: Principal, input: CreateMeeting) {
     yield* requireScope(principal, "meetings:write")
     const workspace = yield* workspaces.get(principal.workspace_id)
     const templateId = input.template_id ?? workspace.default_template_id
@@ -255,7 +256,7 @@ const make = Effect.gen(function*() {
     return meeting
   })
 
-  const update = Effect.fn("Meetings.update")(function*(principal: Principal, id: MeetingId, input: UpdateMeeting) {
+  const update = fn("Meetings.update")(function*(principal: Principal, id: MeetingId, input: UpdateMeeting) {
     yield* requireScope(principal, "meetings:write")
     const current = yield* access.writable(principal, id)
     const at = yield* now
@@ -285,7 +286,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Deletes the meeting with its participants and transcript, and everything other rooms keep on it. */
-  const remove = Effect.fn("Meetings.delete")(function*(principal: Principal, id: MeetingId) {
+  const remove = fn("Meetings.delete")(function*(principal: Principal, id: MeetingId) {
     yield* requireScope(principal, "meetings:write")
     yield* access.writable(principal, id, { ownerOnly: true })
     yield* transactor.withTransaction(Effect.gen(function*() {
@@ -296,7 +297,7 @@ const make = Effect.gen(function*() {
   })
 
   /** The people on the meeting, by e-mail: users with their current name, guests by address. */
-  const contacts = Effect.fn("Meetings.contacts")(function*(principal: Principal, id: MeetingId, request: PageRequest) {
+  const contacts = fn("Meetings.contacts")(function*(principal: Principal, id: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     yield* access.readable(principal, id)
     const rows = yield* store.listParticipants(principal.workspace_id, id)
@@ -318,7 +319,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Adds spoken segments to the transcript (for hosts that record meetings). */
-  const appendTranscript = Effect.fn("Meetings.appendTranscript")(function*(
+  const appendTranscript = fn("Meetings.appendTranscript")(function*(
     principal: Principal,
     id: MeetingId,
     lines: ReadonlyArray<TranscriptLine>
@@ -333,14 +334,14 @@ const make = Effect.gen(function*() {
   })
 
   /** The transcript as plain text, one `[hh:mm:ss] Speaker: text` line per segment; empty when there is none. */
-  const exportTranscript = Effect.fn("Meetings.exportTranscript")(function*(principal: Principal, id: MeetingId) {
+  const exportTranscript = fn("Meetings.exportTranscript")(function*(principal: Principal, id: MeetingId) {
     yield* requireScope(principal, "meetings:read")
     yield* access.readable(principal, id)
     const segments = yield* store.transcript(principal.workspace_id, id)
     return segments.map((s) => `[${clock(s.offset_ms)}] ${s.speaker}: ${s.text}\n`).join("")
   })
 
-  const templates = Effect.fn("Meetings.templates")(function*(principal: Principal, request: PageRequest) {
+  const templates = fn("Meetings.templates")(function*(principal: Principal, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const page = clamp(request)
     return toList(sliceOf(builtInTemplates, page), page)

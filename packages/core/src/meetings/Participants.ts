@@ -18,6 +18,7 @@ import { trusted } from "../shared/Trusted.js"
 import { Participant, ParticipantRow } from "./Meeting.js"
 import { MeetingAccess } from "./MeetingAccess.js"
 import { MeetingStore } from "./MeetingStore.js"
+import { fn } from "../shared/Span.js"
 
 export const AssignableRole = Schema.Literal("EDITOR", "VIEWER").annotations({ identifier: "AssignableRole" })
 export type AssignableRole = typeof AssignableRole.Type
@@ -80,7 +81,7 @@ const make = Effect.gen(function*() {
   const viewOne = (principal: Principal, row: ParticipantRow) =>
     Effect.map(peopleOf(principal, [row]), (people) => present(row, people))
 
-  const list = Effect.fn("Participants.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
+  const list = fn("Participants.list")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     yield* access.readable(principal, meetingId)
     const page = clamp(request)
@@ -88,7 +89,7 @@ const make = Effect.gen(function*() {
     return toList({ items: yield* view(principal, slice.items), total: slice.total }, page)
   })
 
-  const add = Effect.fn("Participants.add")(function*(principal: Principal, meetingId: MeetingId, input: AddParticipants) {
+  const add = fn("Participants.add")(function*(principal: Principal, meetingId: MeetingId, input: AddParticipants) {
     yield* requireScope(principal, "meetings:write")
     yield* access.writable(principal, meetingId)
     const entries = input.participants
@@ -145,7 +146,7 @@ const make = Effect.gen(function*() {
       return byId
     })
 
-  const remove = Effect.fn("Participants.remove")(function*(principal: Principal, meetingId: MeetingId, who: string) {
+  const remove = fn("Participants.remove")(function*(principal: Principal, meetingId: MeetingId, who: string) {
     yield* requireScope(principal, "meetings:write")
     yield* access.writable(principal, meetingId)
     const row = yield* find(principal, meetingId, who)
@@ -158,7 +159,7 @@ const make = Effect.gen(function*() {
     ))
   })
 
-  const changeRole = Effect.fn("Participants.changeRole")(function*(
+  const changeRole = fn("Participants.changeRole")(function*(
     principal: Principal,
     meetingId: MeetingId,
     who: string,

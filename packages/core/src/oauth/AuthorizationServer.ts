@@ -24,6 +24,7 @@ import { OAuthStore } from "./OAuthStore.js"
 import * as RedirectUris from "./RedirectUris.js"
 import type { LiveSession } from "./Sessions.js"
 import { SigningKeys } from "./SigningKeys.js"
+import { fn } from "../shared/Span.js"
 
 export { type ClientPolicies, type ClientPolicy, firstPartyClients, type TokenEndpointAuth } from "./ClientPolicy.js"
 
@@ -152,7 +153,7 @@ export const make = (settings: OAuthSettings) =>
      * order (client and redirect URI first, which are never redirected to when wrong), then wants a session,
      * then consent when the client needs it, then issues a code.
      */
-    const authorize = Effect.fn("AuthorizationServer.authorize")(function*(
+    const authorize = fn("AuthorizationServer.authorize")(function*(
       params: Params,
       session: Option.Option<LiveSession>,
       decision: Option.Option<"approve" | "deny">
@@ -314,7 +315,7 @@ export const make = (settings: OAuthSettings) =>
     type Exchanged = { readonly _tag: "Issued"; readonly response: TokenResponse } | { readonly _tag: "Replayed"; readonly grantId: GrantId }
 
     /** grant_type=authorization_code. */
-    const exchangeCode = Effect.fn("AuthorizationServer.exchangeCode")(function*(input: {
+    const exchangeCode = fn("AuthorizationServer.exchangeCode")(function*(input: {
       readonly code: string
       readonly code_verifier: string
       readonly client_id: string
@@ -369,7 +370,7 @@ export const make = (settings: OAuthSettings) =>
     type Refreshed = { readonly _tag: "Issued"; readonly response: TokenResponse } | { readonly _tag: "Replayed"; readonly grantId: GrantId }
 
     /** grant_type=refresh_token: rotation, and replay of a rotated token revokes the chain (RFC 9700 4.14.2). */
-    const refresh = Effect.fn("AuthorizationServer.refresh")(function*(input: {
+    const refresh = fn("AuthorizationServer.refresh")(function*(input: {
       readonly refresh_token: string
       readonly client_id?: string | undefined
       readonly scope?: string | undefined
@@ -423,7 +424,7 @@ export const make = (settings: OAuthSettings) =>
      * RFC 7009: revokes the token, and with it its grant's whole chain, when it is the signed-in user's. Unknown
      * tokens, other users' tokens and tokens already revoked change nothing; the answer is the same.
      */
-    const revoke = Effect.fn("AuthorizationServer.revoke")(function*(token: string, session: LiveSession) {
+    const revoke = fn("AuthorizationServer.revoke")(function*(token: string, session: LiveSession) {
       if (token.length === 0 || token.length > 512) return
       const hash = yield* crypto.sha256(token)
       const found = yield* credentials.findByHashWithOwner(hash)

@@ -17,6 +17,7 @@ import { type ClientKind, OAuthClient } from "./OAuth.js"
 import { OAuthError } from "./OAuthError.js"
 import { OAuthStore } from "./OAuthStore.js"
 import * as RedirectUris from "./RedirectUris.js"
+import { fn } from "../shared/Span.js"
 
 /** The first-party public client every installation has: any loopback redirect URI, no consent page. */
 export const builtInClientId = "convene-cli"
@@ -179,7 +180,7 @@ const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effe
     clientId === builtInClientId ? Effect.succeed(Option.some(builtInClient)) : store.getClient(clientId)
 
   /** The operator adds a first-party public client (loopback redirect URIs only, no consent page). */
-  const createFirstParty = Effect.fn("Clients.createFirstParty")(function*(input: CreateFirstPartyClient) {
+  const createFirstParty = fn("Clients.createFirstParty")(function*(input: CreateFirstPartyClient) {
     const uris = input.redirect_uris ?? []
     for (const [index, uri] of uris.entries()) {
       const found = RedirectUris.classify(uri)
@@ -207,7 +208,7 @@ const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effe
   })
 
   /** RFC 7591: a client registers itself; answers its metadata with the registration access token, shown once. */
-  const register = Effect.fn("Clients.register")(function*(metadata: ClientMetadata) {
+  const register = fn("Clients.register")(function*(metadata: ClientMetadata) {
     const checked = yield* checkMetadata(metadata, policies.registered)
     const at = yield* now
     const registrationToken = yield* randomToken("svc_rat_v1_")
@@ -240,12 +241,12 @@ const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effe
       return found.value
     })
 
-  const read = Effect.fn("Clients.read")(function*(clientId: string, registrationToken: string) {
+  const read = fn("Clients.read")(function*(clientId: string, registrationToken: string) {
     return registeredView(yield* managed(clientId, registrationToken), policies.registered)
   })
 
   /** RFC 7592 2.2: the client's metadata replaced by the request's (client_id must be the client's). */
-  const update = Effect.fn("Clients.update")(function*(clientId: string, registrationToken: string, metadata: ClientMetadata) {
+  const update = fn("Clients.update")(function*(clientId: string, registrationToken: string, metadata: ClientMetadata) {
     const client = yield* managed(clientId, registrationToken)
     if (metadata.client_id !== clientId) {
       return yield* Effect.fail(metadataError("client_id in the body must be the client's own"))
@@ -265,7 +266,7 @@ const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effe
   })
 
   /** Revokes every grant of the client (its tokens stop working), then deletes the client. */
-  const remove = Effect.fn("Clients.remove")(function*(clientId: string, registrationToken: string) {
+  const remove = fn("Clients.remove")(function*(clientId: string, registrationToken: string) {
     yield* managed(clientId, registrationToken)
     yield* transactor.withTransaction(Effect.gen(function*() {
       const at = yield* now

@@ -17,6 +17,7 @@ import type { User } from "../identity/Identity.js"
 import { UserStore } from "../identity/IdentityStore.js"
 import { Session, SessionId } from "./OAuth.js"
 import { SessionStore } from "./OAuthStore.js"
+import { fn } from "../shared/Span.js"
 
 /** The session token's prefix (the cookie's value; also accepted as a bearer token by the revocation endpoint). */
 export const sessionPrefix = "svc_ses_v1_"
@@ -67,7 +68,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Signs in: a new session and its token (the cookie's value, shown only here). */
-  const signIn = Effect.fn("Sessions.signIn")(function*(input: {
+  const signIn = fn("Sessions.signIn")(function*(input: {
     readonly email: string
     readonly password: string
     readonly address: string
@@ -106,7 +107,7 @@ const make = Effect.gen(function*() {
   })
 
   /** The live session a token names, if any. */
-  const resolve = Effect.fn("Sessions.resolve")(function*(token: string) {
+  const resolve = fn("Sessions.resolve")(function*(token: string) {
     if (!token.startsWith(sessionPrefix) || !/^[A-Za-z0-9_-]{43}$/.test(token.slice(sessionPrefix.length))) {
       return Option.none<LiveSession>()
     }
@@ -123,13 +124,13 @@ const make = Effect.gen(function*() {
   })
 
   /** Ends the session the token names (nothing when it names none). */
-  const signOut = Effect.fn("Sessions.signOut")(function*(token: string) {
+  const signOut = fn("Sessions.signOut")(function*(token: string) {
     const live = yield* resolve(token)
     if (Option.isSome(live)) yield* sessions.revoke(live.value.session.id, yield* now)
   })
 
   /** Deletes ended sessions and old failures. */
-  const purge = Effect.fn("Sessions.purge")(function*() {
+  const purge = fn("Sessions.purge")(function*() {
     const at = yield* now
     yield* sessions.purge(at)
     yield* sessions.purgeFailures(DateTime.subtractDuration(at, sessionPolicy.window))

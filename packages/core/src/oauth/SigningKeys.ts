@@ -10,6 +10,7 @@ import { now } from "../shared/Time.js"
 import { SigningKey } from "./OAuth.js"
 import { OAuthStore } from "./OAuthStore.js"
 import { type Jwk, JwtSigner, SecretBox } from "./Signing.js"
+import { fn } from "../shared/Span.js"
 
 /** How long a token signed by a key may live: a retired key is published this long after it retired. */
 export const signedTokenLifetime = Duration.hours(1)
@@ -58,21 +59,21 @@ const make = Effect.gen(function*() {
    * Checks at start that the active key exists and opens with this installation's secret key: a server started
    * with another secret key must not find out on its first sign-in.
    */
-  const ensure = Effect.fn("SigningKeys.ensure")(function*() {
+  const ensure = fn("SigningKeys.ensure")(function*() {
     const key = yield* active
     yield* privateJwkOf(key)
     return key.kid
   })
 
   /** A JWT of the claims, signed by the active key. */
-  const sign = Effect.fn("SigningKeys.sign")(function*(claims: Readonly<Record<string, unknown>>) {
+  const sign = fn("SigningKeys.sign")(function*(claims: Readonly<Record<string, unknown>>) {
     const key = yield* active
     const jwk = yield* privateJwkOf(key).pipe(Effect.orDie)
     return yield* signer.sign(jwk, key.kid, claims)
   })
 
   /** The published key set: the active key and those retired less than a token lifetime ago. */
-  const jwks = Effect.fn("SigningKeys.jwks")(function*() {
+  const jwks = fn("SigningKeys.jwks")(function*() {
     yield* active
     const at = yield* now
     const keys = (yield* store.signingKeys).filter((key) =>
@@ -82,7 +83,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Retires the active key and makes a new one; answers the new key's id. */
-  const rotate = Effect.fn("SigningKeys.rotate")(function*() {
+  const rotate = fn("SigningKeys.rotate")(function*() {
     const key = yield* generate
     yield* transactor.withTransaction(Effect.gen(function*() {
       const current = (yield* store.signingKeys).find((candidate) => candidate.retired_at === null)

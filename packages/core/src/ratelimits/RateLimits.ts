@@ -13,6 +13,7 @@ import type { WorkspaceId } from "../shared/Ids.js"
 import type { Plan } from "../workspaces/Workspace.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
 import { RateLimitStore } from "./RateLimitStore.js"
+import { fn } from "../shared/Span.js"
 
 /** The budgets, and the window they are counted in. */
 export interface RateLimitPolicy {
@@ -80,7 +81,7 @@ const make = (policy: RateLimitPolicy) =>
     }
 
     /** Takes one unit of the subject's budget for this request and answers where the budget stands. */
-    const take = Effect.fn("RateLimits.take")(function*(subject: RateLimitSubject) {
+    const take = fn("RateLimits.take")(function*(subject: RateLimitSubject) {
       const at = yield* Clock.currentTimeMillis
       const start = at - (at % policy.windowMs)
       const end = start + policy.windowMs

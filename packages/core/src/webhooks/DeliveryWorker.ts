@@ -39,6 +39,7 @@ import { openSigningSecret } from "./Secrets.js"
 import { workspaceHeaders } from "./Signer.js"
 import { type AddresseeKind, Delivery, DeliveryAttempt, type WebhookEndpoint, WebhookEndpointId } from "./Webhook.js"
 import { WebhookStore } from "./WebhookStore.js"
+import { fn } from "../shared/Span.js"
 
 /** Attempts a delivery gets in all (the first and two retries). */
 export const maxAttempts = 3
@@ -340,7 +341,7 @@ const make = Effect.gen(function*() {
    * Claims the due deliveries (at most `limit`) and attempts each, `concurrency` at once; answers how many it claimed.
    * Each addressee is read once per round, and its latest success written once at the round's end.
    */
-  const runOnce = Effect.fn("DeliveryWorker.runOnce")(function*(options: RunOptions = {}) {
+  const runOnce = fn("DeliveryWorker.runOnce")(function*(options: RunOptions = {}) {
     const at = yield* now
     const concurrency = options.concurrency ?? 8
     const claimed = yield* store.claimDue({ now: at, leaseUntil: plus(at, deliveryLease), limit: options.limit ?? 50 })
@@ -381,7 +382,7 @@ const make = Effect.gen(function*() {
    * Claims the endpoints due for a challenge (at most `limit`): sends each its challenge, or moves it to `failed` when
    * its 24 hours are over; answers how many it claimed.
    */
-  const runChallenges = Effect.fn("DeliveryWorker.runChallenges")(function*(options: RunOptions = {}) {
+  const runChallenges = fn("DeliveryWorker.runChallenges")(function*(options: RunOptions = {}) {
     const at = yield* now
     const claimed = yield* store.claimChallenges({
       now: at,
@@ -394,7 +395,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Deletes the finished deliveries older than the retention. */
-  const purge = Effect.fn("DeliveryWorker.purge")(function*() {
+  const purge = fn("DeliveryWorker.purge")(function*() {
     yield* store.purgeDeliveries(DateTime.subtractDuration(yield* now, deliveryRetention))
   })
 
@@ -402,7 +403,7 @@ const make = Effect.gen(function*() {
    * Samples the outbox into the gauges `convene_webhook_outbox_pending` and `convene_webhook_outbox_lag_seconds`
    * (one read of the store); the host repeats it while its worker runs.
    */
-  const observe = Effect.fn("DeliveryWorker.observe")(function*() {
+  const observe = fn("DeliveryWorker.observe")(function*() {
     const at = yield* now
     const outbox = yield* store.outbox(at)
     const lag = Option.match(outbox.oldestDue, {

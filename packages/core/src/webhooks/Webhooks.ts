@@ -47,6 +47,7 @@ import {
   WebhookEndpointView
 } from "./Webhook.js"
 import { WebhookStore } from "./WebhookStore.js"
+import { fn } from "../shared/Span.js"
 
 const make = Effect.gen(function*() {
   const store = yield* WebhookStore
@@ -97,14 +98,14 @@ const make = Effect.gen(function*() {
     })
 
   /** A page of the workspace's endpoints (deleted ones left out), newest first. */
-  const list = Effect.fn("Webhooks.list")(function*(principal: Principal, request: PageRequest) {
+  const list = fn("Webhooks.list")(function*(principal: Principal, request: PageRequest) {
     yield* admin(principal, "workspace:read")
     const page = clamp(request)
     const slice = yield* store.listEndpoints(principal.workspace_id, page)
     return toList({ items: slice.items.map(WebhookEndpointView.of), total: slice.total }, page)
   })
 
-  const get = Effect.fn("Webhooks.get")(function*(principal: Principal, id: WebhookEndpointId) {
+  const get = fn("Webhooks.get")(function*(principal: Principal, id: WebhookEndpointId) {
     yield* admin(principal, "workspace:read")
     return WebhookEndpointView.of(yield* visible(principal, id))
   })
@@ -113,7 +114,7 @@ const make = Effect.gen(function*() {
    * Creates an endpoint, pending and verifying; its signing secret and verification token are answered this once.
    * The worker sends the first challenge as soon as it runs next.
    */
-  const create = Effect.fn("Webhooks.create")(function*(principal: Principal, input: CreateWebhook) {
+  const create = fn("Webhooks.create")(function*(principal: Principal, input: CreateWebhook) {
     yield* admin(principal, "workspace:write")
     const workspace = yield* workspaces.get(principal.workspace_id).pipe(orNotFound("workspace", principal.workspace_id))
     if (!atLeast(workspace.plan, webhooksFrom)) {
@@ -157,7 +158,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Soft-deletes the endpoint: nothing is delivered to it from now on. Deleting it again changes nothing. */
-  const remove = Effect.fn("Webhooks.delete")(function*(principal: Principal, id: WebhookEndpointId) {
+  const remove = fn("Webhooks.delete")(function*(principal: Principal, id: WebhookEndpointId) {
     yield* admin(principal, "workspace:write")
     const at = yield* now
     const changed = yield* Effect.provide(
@@ -168,14 +169,14 @@ const make = Effect.gen(function*() {
   })
 
   /** A disabled endpoint gets deliveries again (verified, no failures counted); any other is 409 `conflict`. */
-  const reEnable = Effect.fn("Webhooks.reEnable")(function*(principal: Principal, id: WebhookEndpointId) {
+  const reEnable = fn("Webhooks.reEnable")(function*(principal: Principal, id: WebhookEndpointId) {
     yield* admin(principal, "workspace:write")
     const at = yield* now
     return WebhookEndpointView.of(yield* change(principal, id, (current) => Effect.map(States.reEnabled(current, at), Option.some)))
   })
 
   /** A new signing secret, answered this once; the old one signs nothing from now on (pending retries included). */
-  const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(principal: Principal, id: WebhookEndpointId) {
+  const rotateSecret = fn("Webhooks.rotateSecret")(function*(principal: Principal, id: WebhookEndpointId) {
     yield* admin(principal, "workspace:write")
     const at = yield* now
     const signing = yield* Effect.provide(mintSigningSecret, ports)
@@ -188,7 +189,7 @@ const make = Effect.gen(function*() {
    * disabled ones are 409 `endpoint_not_pending`), and answers the endpoint as the answer left it: verified if it
    * echoed the token, else verifying.
    */
-  const resendVerification = Effect.fn("Webhooks.resendVerification")(function*(principal: Principal, id: WebhookEndpointId) {
+  const resendVerification = fn("Webhooks.resendVerification")(function*(principal: Principal, id: WebhookEndpointId) {
     yield* admin(principal, "workspace:write")
     const at = yield* now
     const claimed = yield* change(principal, id, (current) =>
@@ -202,7 +203,7 @@ const make = Effect.gen(function*() {
   })
 
   /** A page of the endpoint's deliveries, newest first, each with its attempts. */
-  const deliveries = Effect.fn("Webhooks.deliveries")(function*(principal: Principal, id: WebhookEndpointId, request: PageRequest) {
+  const deliveries = fn("Webhooks.deliveries")(function*(principal: Principal, id: WebhookEndpointId, request: PageRequest) {
     yield* admin(principal, "workspace:read")
     yield* visible(principal, id)
     const page = clamp(request)
@@ -211,7 +212,7 @@ const make = Effect.gen(function*() {
   })
 
   /** Sends a delivered or failed delivery again, as a new delivery of the same event with the same idempotency key. */
-  const redeliver = Effect.fn("Webhooks.redeliver")(function*(principal: Principal, id: WebhookEndpointId, deliveryId: DeliveryId) {
+  const redeliver = fn("Webhooks.redeliver")(function*(principal: Principal, id: WebhookEndpointId, deliveryId: DeliveryId) {
     yield* admin(principal, "workspace:write")
     const endpoint = yield* visible(principal, id)
     const original = yield* store.getDelivery(principal.workspace_id, deliveryId).pipe(

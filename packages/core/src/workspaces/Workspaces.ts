@@ -14,6 +14,7 @@ import { trusted } from "../shared/Trusted.js"
 import { type DetailLevel, Plan, Workspace, WorkspaceCounts, WorkspaceName, WorkspaceOverview } from "./Workspace.js"
 import { WorkspaceContents } from "./WorkspaceContents.js"
 import { WorkspaceStore } from "./WorkspaceStore.js"
+import { fn } from "../shared/Span.js"
 
 export class CreateWorkspace extends Schema.Class<CreateWorkspace>("CreateWorkspace")({
   name: WorkspaceName,
@@ -33,7 +34,7 @@ const make = Effect.gen(function*() {
   const transactor = yield* Transactor
   const crypto = yield* Crypto
 
-  const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
+  const get = fn("Workspaces.get")(function*(id: WorkspaceId) {
     return yield* store.get(id).pipe(orNotFound("workspace", id))
   })
 
@@ -47,19 +48,19 @@ const make = Effect.gen(function*() {
     })
 
   /** A page of every workspace of the installation with its counts, newest first. */
-  const list = Effect.fn("Workspaces.list")(function*(request: PageRequest) {
+  const list = fn("Workspaces.list")(function*(request: PageRequest) {
     const page = clamp(request)
     const slice = yield* store.list(page)
     return toList({ items: yield* withCounts(slice.items), total: slice.total }, page)
   })
 
   /** The workspace with its counts. */
-  const overview = Effect.fn("Workspaces.overview")(function*(id: WorkspaceId) {
+  const overview = fn("Workspaces.overview")(function*(id: WorkspaceId) {
     const [described] = yield* withCounts([yield* get(id)])
     return described!
   })
 
-  const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspace) {
+  const create = fn("Workspaces.create")(function*(input: CreateWorkspace) {
     const at = yield* now
     const workspace = new Workspace({
       id: WorkspaceId.make(yield* crypto.randomUUID),
@@ -74,7 +75,7 @@ const make = Effect.gen(function*() {
     return workspace
   })
 
-  const update = Effect.fn("Workspaces.update")(function*(id: WorkspaceId, input: UpdateWorkspace) {
+  const update = fn("Workspaces.update")(function*(id: WorkspaceId, input: UpdateWorkspace) {
     const current = yield* get(id)
     const next = new Workspace({
       ...current,
@@ -91,7 +92,7 @@ const make = Effect.gen(function*() {
    * meeting takes when its request gives none. What `input` leaves out is kept; a `default_template_id` of null
    * clears it. Which templates exist is the meetings room's rule: the caller checks the id first.
    */
-  const updateSettings = Effect.fn("Workspaces.updateSettings")(function*(id: WorkspaceId, input: {
+  const updateSettings = fn("Workspaces.updateSettings")(function*(id: WorkspaceId, input: {
     readonly name?: string | undefined
     readonly default_detail_level?: DetailLevel | undefined
     readonly default_template_id?: TemplateId | null | undefined
@@ -115,7 +116,7 @@ const make = Effect.gen(function*() {
    * ones that come later find it gone; nothing is written into it while it goes. Of two deletions at once, the
    * second finds nothing left and answers NotFound.
    */
-  const remove = Effect.fn("Workspaces.delete")(function*(id: WorkspaceId) {
+  const remove = fn("Workspaces.delete")(function*(id: WorkspaceId) {
     yield* get(id)
     yield* transactor.withTransaction(Effect.gen(function*() {
       yield* store.lock(id)

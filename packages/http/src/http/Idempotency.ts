@@ -19,7 +19,8 @@ import {
   IdempotencyKeyInvalid,
   IdempotencyKeyReuse,
   RateLimits,
-  StoredResponse
+  StoredResponse,
+  trusted
 } from "@convene/core"
 import { Effect, Either, Option, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse, RateLimitExceeded } from "@convene/api/Errors"
@@ -34,7 +35,7 @@ const stored = (response: HttpServerResponse.HttpServerResponse): StoredResponse
   new StoredResponse({
     status: response.status,
     body: response.body._tag === "Uint8Array" ? utf8.decode(response.body.body) : ""
-  })
+  }, trusted)
 
 const split = (url: string) => {
   const query = url.indexOf("?")
