@@ -259,7 +259,19 @@ export type StoreChoice =
     readonly blobs?: BlobStoreChoice | undefined
     readonly dataDir?: string | undefined
   }
-  | { readonly _tag: "embedded"; readonly dataDir: string; readonly blobs?: BlobStoreChoice | undefined }
+  | {
+    readonly _tag: "embedded"
+    readonly dataDir: string
+    readonly blobs?: BlobStoreChoice | undefined
+    /** Left out: `worker`. */
+    readonly thread?: PgliteThread | undefined
+  }
+
+/**
+ * Where the embedded PostgreSQL runs (CONVENE_PGLITE_THREAD): `worker`, a thread of its own, so that the event loop
+ * parses requests and writes answers while a statement runs (the default); or `inline`, on the main thread.
+ */
+export type PgliteThread = "worker" | "inline"
 
 export const storeChoice: Config.Config<StoreChoice> = Config.all({
   store: Config.literal("memory")("CONVENE_STORE").pipe(Config.option),
@@ -269,14 +281,15 @@ export const storeChoice: Config.Config<StoreChoice> = Config.all({
     Config.withDefault(10)
   ),
   dataDir: Config.string("CONVENE_DATA_DIR").pipe(Config.withDefault("./.convene/data")),
-  blobs: Config.literal("database", "filesystem")("CONVENE_BLOB_STORE").pipe(Config.option)
+  blobs: Config.literal("database", "filesystem")("CONVENE_BLOB_STORE").pipe(Config.option),
+  thread: Config.literal("worker", "inline")("CONVENE_PGLITE_THREAD").pipe(Config.withDefault<PgliteThread>("worker"))
 }).pipe(
-  Config.map(({ blobs, dataDir, poolSize, store, url }): StoreChoice =>
+  Config.map(({ blobs, dataDir, poolSize, store, thread, url }): StoreChoice =>
     Option.isSome(store)
       ? { _tag: "memory" }
       : Option.isSome(url)
       ? { _tag: "server", url: url.value, poolSize, ...(Option.isSome(blobs) ? { blobs: blobs.value, dataDir } : {}) }
-      : { _tag: "embedded", dataDir, ...(Option.isSome(blobs) ? { blobs: blobs.value } : {}) }
+      : { _tag: "embedded", dataDir, thread, ...(Option.isSome(blobs) ? { blobs: blobs.value } : {}) }
   )
 )
 

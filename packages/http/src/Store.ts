@@ -15,7 +15,7 @@ import * as StorePg from "@convene/store-pg"
 import { Effect, Layer, Redacted, Schedule, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import type { BlobStoreChoice, StoreChoice } from "./Config.js"
+import type { BlobStoreChoice, PgliteThread, StoreChoice } from "./Config.js"
 
 /** The store cannot be used, for a reason retrying will not fix. The message is for the operator. */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
@@ -144,13 +144,17 @@ const serverStore = (url: string, layer: Layer.Layer<StorePorts, unknown>): Laye
 /** Has PGlite created its cluster in this directory already? */
 const isCreated = (dataDir: string) => Fs.existsSync(Path.join(dataDir, "PG_VERSION"))
 
-const embeddedStore = (dataDir: string, blobs: BlobStoreChoice): Layer.Layer<StorePorts, StoreUnavailable> => {
+const embeddedStore = (
+  dataDir: string,
+  blobs: BlobStoreChoice,
+  thread: PgliteThread
+): Layer.Layer<StorePorts, StoreUnavailable> => {
   const directory = Path.resolve(dataDir)
   return Layer.unwrapEffect(Effect.gen(function*() {
     if (!isCreated(directory)) {
       yield* Effect.logInfo(`creating the embedded database in ${directory} (first start only; it takes a few seconds)`)
     }
-    return StorePg.layerPglite({ dataDir: directory }, blobPlacement(blobs, directory)).pipe(
+    return StorePg.layerPglite({ dataDir: directory, thread }, blobPlacement(blobs, directory)).pipe(
       Layer.catchAll((error) =>
         Layer.fail(
           new StoreUnavailable({
@@ -183,6 +187,6 @@ export const layer = (choice: StoreChoice): Layer.Layer<StorePorts, StoreUnavail
         })
       )
     case "embedded":
-      return embeddedStore(choice.dataDir, choice.blobs ?? "filesystem")
+      return embeddedStore(choice.dataDir, choice.blobs ?? "filesystem", choice.thread ?? "worker")
   }
 }

@@ -8,6 +8,14 @@
  * wait on another connection of this client (`sql.reserve`, or a statement run without the transaction's
  * context): it would wait for itself.
  *
+ * PGlite runs its WebAssembly on the thread that calls it. By default (`thread: "worker"`) it runs on a worker
+ * thread of its own (see `PgliteWorker`): each statement is a message to the worker and its rows a message back,
+ * and the main thread's event loop stays free while PostgreSQL works. `thread: "inline"` runs it on the calling
+ * thread, as embedders without threads may want. Both answer the same values and the same errors; across the
+ * thread an error is rebuilt as an `Error` with the PostgreSQL fields of PGlite's (`code`, `constraint`, `detail`…).
+ * The worker never keeps the process alive while no statement is running, and if it dies, every statement
+ * pending or to come fails with a `SqlError`.
+ *
  * The data directory is locked for the client's lifetime (see `DataDirectoryLock`). SQL is compiled with
  * @effect/sql-pg's compiler, so statements, placeholders and helpers behave as with `PgClient`. Values come
  * back as PGlite parses them: timestamptz as `Date`, numeric as string, jsonb parsed, arrays as arrays.
@@ -17,18 +25,144 @@ import { PGlite } from "@electric-sql/pglite"
 import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, type Scope, Stream } from "effect"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Worker } from "node:worker_threads"
 import * as DataDirectoryLock from "./DataDirectoryLock.js"
+import type * as PgliteWorker from "./PgliteWorker.js"
 import { Reactivity } from "@effect/experimental"
 
-/** Where PGlite keeps its files. A relative path is resolved against the working directory. */
+/** Where PGlite keeps its files, and on which thread it runs. */
 export interface PgliteClientConfig {
+  /** A relative path is resolved against the working directory. */
   readonly dataDir: string
+  /**
+   * `worker` (the default): PGlite runs on a worker thread of its own, and the event loop stays free while it works.
+   * `inline`: on the calling thread.
+   */
+  readonly thread?: "worker" | "inline" | undefined
 }
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 
+/** One PGlite session, on this thread or on a worker's: what the connection runs its statements on. */
+interface Session {
+  readonly query: (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") => Promise<Results<object>>
+  readonly exec: (sql: string) => Promise<Array<Results>>
+  readonly close: () => Promise<void>
+}
+
 const statementError = (cause: unknown) => new SqlError.SqlError({ cause, message: "Failed to execute statement" })
+
+const inlineSession = async (dataDir: string): Promise<Session> => {
+  const db = await PGlite.create({ dataDir })
+  return {
+    query: (sql, params, rowMode) =>
+      db.query<object>(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }),
+    exec: (sql) => db.exec(sql),
+    close: () => db.close()
+  }
+}
+
+/**
+ * The worker's script: `PgliteWorker.js` beside this module. Run from the TypeScript sources (the tests, through the
+ * "@convene/source" export condition), that is the compiled one in the package's `dist`, which `pnpm build` writes.
+ */
+const workerScript = (): URL => {
+  const here = new URL("./PgliteWorker.js", import.meta.url)
+  return import.meta.url.endsWith(".ts") ? new URL("../dist/PgliteWorker.js", import.meta.url) : here
+}
+
+/** An `Error` with the properties the worker's error had (`code`, `constraint`, `detail`…). */
+const rebuildError = ({ fields, message, name, stack }: PgliteWorker.SerializedError): Error => {
+  const error = Object.assign(new Error(message), fields)
+  if (error.name !== name) Object.defineProperty(error, "name", { value: name, writable: true, configurable: true })
+  if (stack !== undefined) Object.defineProperty(error, "stack", { value: stack, writable: true, configurable: true })
+  return error
+}
+
+/**
+ * Starts PGlite's worker thread on `dataDir` and answers its session once PGlite is open; fails with the worker's
+ * error if PGlite cannot open the directory or the worker cannot start.
+ */
+const workerSession = (dataDir: string): Promise<Session> =>
+  new Promise<Session>((resolveStart, rejectStart) => {
+    const script = workerScript()
+    if (!Fs.existsSync(script)) {
+      return rejectStart(new Error(`PGlite's worker script is missing: ${fileURLToPath(script)} (run \`pnpm build\`)`))
+    }
+    const workerData: PgliteWorker.WorkerData = { pgliteWorker: true, dataDir }
+    // Not the process's own flags (a worker refuses some, such as --input-type): PGlite needs none.
+    const execArgv = process.execArgv.filter((flag) => flag === "--enable-source-maps")
+    const worker = new Worker(script, { workerData, execArgv })
+    const pending = new Map<number, { readonly resolve: (value: never) => void; readonly reject: (error: Error) => void }>()
+    let nextId = 1
+    let started = false
+    /** Why the worker answers no more (it died, or was closed): every pending and later call fails with it. */
+    let gone: Error | undefined
+
+    const fail = (error: Error) => {
+      if (gone !== undefined) return
+      gone = error
+      if (!started) rejectStart(error)
+      for (const call of pending.values()) call.reject(error)
+      pending.clear()
+    }
+
+    worker.on("message", (reply: PgliteWorker.Reply) => {
+      if (reply.id === 0) {
+        if (reply.ok) {
+          started = true
+          // Unreferenced while no call is pending: an idle worker never keeps the process alive.
+          worker.unref()
+          resolveStart(session)
+        } else {
+          fail(rebuildError(reply.error))
+          void worker.terminate()
+        }
+        return
+      }
+      const call = pending.get(reply.id)
+      if (call === undefined) return
+      pending.delete(reply.id)
+      if (pending.size === 0) worker.unref()
+      if (reply.ok) call.resolve(reply.result as never)
+      else call.reject(rebuildError(reply.error))
+    })
+    worker.on("error", (cause) => fail(new Error(`PGlite's worker thread failed: ${cause.message}`, { cause })))
+    worker.on("messageerror", (cause) => fail(new Error(`PGlite's worker thread sent an unreadable message`, { cause })))
+    worker.on("exit", (code) => fail(new Error(`PGlite's worker thread exited (code ${code})`)))
+
+    const send = <A>(request: PgliteWorker.Request) =>
+      new Promise<A>((resolve, reject) => {
+        if (gone !== undefined) return reject(gone)
+        try {
+          worker.postMessage(request)
+        } catch (error) {
+          // A parameter that a structured clone cannot carry (a function, a symbol): nothing was sent.
+          return reject(error instanceof Error ? error : new Error(String(error)))
+        }
+        // Referenced while a call is pending, so that the process waits for its answer.
+        if (pending.size === 0) worker.ref()
+        pending.set(request.id, { resolve, reject })
+      })
+
+    const session: Session = {
+      query: (sql, params, rowMode) =>
+        send({ id: nextId++, op: "query", sql, params, ...(rowMode === undefined ? {} : { rowMode }) }),
+      exec: (sql) => send({ id: nextId++, op: "exec", sql }),
+      close: async () => {
+        if (gone !== undefined) return
+        try {
+          await send<void>({ id: nextId++, op: "close" })
+        } finally {
+          fail(new Error("PGlite's worker thread is closed"))
+          await worker.terminate()
+        }
+      }
+    }
+  })
 
 /**
  * Opens PGlite on `config.dataDir` (creating the cluster on first use, which takes several seconds) and
@@ -43,10 +177,11 @@ export const make = (
 > =>
   Effect.gen(function*() {
     const dataDir = Path.resolve(config.dataDir)
+    const thread = config.thread ?? "worker"
     yield* DataDirectoryLock.acquire(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create({ dataDir }),
+        try: () => thread === "worker" ? workerSession(dataDir) : inlineSession(dataDir),
         catch: (cause) => new SqlError.SqlError({ cause, message: `PgliteClient: cannot open ${dataDir}` })
       }),
       (db) => Effect.promise(() => db.close().catch(() => undefined))
@@ -57,7 +192,7 @@ export const make = (
     const call = <A>(f: () => Promise<A>) => Effect.uninterruptible(Effect.tryPromise({ try: f, catch: statementError }))
 
     const query = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
-      call(() => db.query<object>(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }))
+      call(() => db.query(sql, params, rowMode))
 
     const transform = (rows: ReadonlyArray<object>, transformRows: TransformRows) =>
       transformRows === undefined ? rows : transformRows(rows)
@@ -98,7 +233,8 @@ export const make = (
       spanAttributes: [
         ["db.system.name", "postgresql"],
         ["db.namespace", "postgres"],
-        ["convene.pglite.data_dir", dataDir]
+        ["convene.pglite.data_dir", dataDir],
+        ["convene.pglite.thread", thread]
       ]
     })
   })

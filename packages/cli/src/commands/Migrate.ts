@@ -56,7 +56,7 @@ const messageOf = (cause: unknown): string =>
 /** The SqlClient on the configured database, or the reason it cannot be opened. */
 const client = (choice: Exclude<StoreChoice, { _tag: "memory" }>): Layer.Layer<SqlClient.SqlClient, CommandFailed> => {
   if (choice._tag === "embedded") {
-    return PgliteClient.layer({ dataDir: choice.dataDir }).pipe(
+    return PgliteClient.layer({ dataDir: choice.dataDir, thread: choice.thread ?? "worker" }).pipe(
       Layer.catchAll((error) =>
         Layer.fail(CommandFailed.failed(
           error._tag === "SqlError"
