@@ -1,6 +1,6 @@
 import { RateLimitStore, type StorePorts } from "@convene/core"
 import { expect, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Fiber, type Layer } from "effect"
 
 const minute = 60_000
 /** A window far from the others' (keys are fresh per test anyway). */
@@ -44,6 +44,19 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const key = freshKey()
         const counts = yield* Effect.all(Array.from({ length: 25 }, () => store.hit(key, window(3))), { concurrency: "unbounded" })
         expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
+      }))
+
+    it.effect("answers racing hits whose requests were interrupted meanwhile, and counts on after them", () =>
+      Effect.gen(function*() {
+        const store = yield* RateLimitStore
+        const key = freshKey()
+        const fibers = yield* Effect.forEach(Array.from({ length: 30 }), () => Effect.fork(store.hit(key, window(4))))
+        yield* Effect.forEach(fibers.filter((_, i) => i % 3 === 0), Fiber.interrupt)
+        const kept = yield* Effect.forEach(fibers.filter((_, i) => i % 3 !== 0), Fiber.join)
+        expect(new Set(kept).size).toBe(20)
+        const next = yield* store.hit(key, window(4))
+        expect(next).toBeGreaterThan(Math.max(...kept))
+        expect(next).toBeLessThanOrEqual(31)
       }))
   })
 }

@@ -1,28 +1,98 @@
 /**
- * RateLimitStore on PostgreSQL: `rate_limit_counters`, one row per (key, window). A hit is one upsert that answers
- * the count, so servers sharing the database count one budget together. The first hit of a window also drops the
- * rows of the windows that ended (by the index on window_start), so the table holds about one row per active key.
+ * RateLimitStore on PostgreSQL: `rate_limit_counters`, one row per (key, window). Hits are counted by an upsert that
+ * answers the count, so servers sharing the database count one budget together. The first hit of a window also
+ * drops the rows of the windows that ended (by the index on window_start), so the table holds about one row per
+ * active key.
+ *
+ * Concurrent hits of one key in this process share an upsert: while one is running, the hits that arrive wait,
+ * and the next upsert adds all of them at once and gives each the count it would have had had they been counted one
+ * by one (the last gets the total). Fifty requests of one credential at once cost two or three statements on its
+ * counter's row instead of fifty that queue on the row's lock (docs/benchmarks.md); a lone hit is one upsert, as
+ * before. Nothing is counted late: every count a hit answers is in the database when it answers.
  */
-import { RateLimitStore } from "@convene/core"
+import { RateLimitStore, type RateLimitWindow } from "@convene/core"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Exit, Layer } from "effect"
 import { orDie } from "./internal/sql.js"
+
+/** What a waiting hit is told: its count, or that it leads the next upsert of its key. */
+type Turn = { readonly _tag: "Counted"; readonly count: number } | { readonly _tag: "Lead" }
+
+/** The hits of one key and window waiting for the upsert after the one running. */
+interface Lane {
+  waiting: Array<Deferred.Deferred<Turn>>
+}
+
+const lead: Turn = { _tag: "Lead" }
 
 export const layer: Layer.Layer<RateLimitStore, never, SqlClient.SqlClient> = Layer.effect(
   RateLimitStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return RateLimitStore.of({
-      hit: (key, window) =>
-        Effect.gen(function*() {
-          const [row] = yield* sql<{ readonly hits: number }>`
-            INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${window.start}, 1)
-            ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
-            RETURNING hits`
-          const hits = row?.hits ?? 1
-          if (hits === 1) yield* sql`DELETE FROM rate_limit_counters WHERE window_start < ${window.start}`
-          return hits
-        }).pipe(orDie, Effect.withSpan("PgRateLimitStore.hit"))
-    })
+
+    /** Adds `hits` to the key's count in the window and answers the new count. */
+    const add = (key: string, window: RateLimitWindow, hits: number) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<{ readonly hits: number }>`
+          INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${window.start}, ${hits})
+          ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + ${hits}
+          RETURNING hits`
+        const total = row?.hits ?? hits
+        if (total === hits) yield* sql`DELETE FROM rate_limit_counters WHERE window_start < ${window.start}`
+        return total
+      }).pipe(orDie, Effect.withSpan("PgRateLimitStore.hit"))
+
+    // A lane exists while an upsert of its key runs; hits arriving meanwhile join its `waiting`.
+    const lanes = new Map<string, Lane>()
+
+    /**
+     * Counts `batch` in one upsert, answers each of its hits, and hands the lead to the first hit that arrived
+     * meanwhile (or closes the lane when none did).
+     */
+    const run = (id: string, key: string, window: RateLimitWindow, batch: ReadonlyArray<Deferred.Deferred<Turn>>) =>
+      Effect.flatMap(Effect.exit(add(key, window, batch.length)), (exit) =>
+        Effect.suspend(() => {
+          const lane = lanes.get(id)!
+          const [leader, ...rest] = lane.waiting
+          lane.waiting = rest
+          if (leader === undefined) lanes.delete(id)
+          else Deferred.unsafeDone(leader, Exit.succeed(lead))
+          // Each hit of the batch gets the count it would have had alone: the total less those after it.
+          batch.forEach((deferred, i) =>
+            Deferred.unsafeDone(
+              deferred,
+              Exit.map(exit, (total): Turn => ({ _tag: "Counted", count: total - batch.length + i + 1 }))
+            )
+          )
+          return Effect.void
+        }))
+
+    /** The count a waiting hit is given (the turn it is told, once its batch was counted). */
+    const countOf = (turn: Turn) => (turn._tag === "Counted" ? turn.count : 0)
+
+    const hit = (key: string, window: RateLimitWindow): Effect.Effect<number> =>
+      Effect.withFiberRuntime<number>((fiber) => {
+        const id = `${window.start}:${key}`
+        const mine = Deferred.unsafeMake<Turn>(fiber.id())
+        const lane = lanes.get(id)
+        if (lane === undefined) {
+          lanes.set(id, { waiting: [] })
+          return Effect.zipRight(run(id, key, window, [mine]), Effect.map(Deferred.await(mine), countOf))
+        }
+        lane.waiting.push(mine)
+        return Effect.flatMap(Deferred.await(mine), (turn) => {
+          if (turn._tag === "Counted") return Effect.succeed(turn.count)
+          // The lead (`mine` is spent on telling us so): count us and everyone waiting behind us.
+          const counted = Deferred.unsafeMake<Turn>(fiber.id())
+          const batch = [counted, ...lane.waiting]
+          lane.waiting = []
+          return Effect.zipRight(run(id, key, window, batch), Effect.map(Deferred.await(counted), countOf))
+        })
+      }).pipe(
+        // A hit that leads must finish its upsert and hand on the lead even if its request is interrupted.
+        Effect.uninterruptible
+      )
+
+    return RateLimitStore.of({ hit })
   })
 )
