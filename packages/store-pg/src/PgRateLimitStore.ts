@@ -10,7 +10,7 @@
  * counter's row instead of fifty that queue on the row's lock (docs/benchmarks.md); a lone hit is one upsert, as
  * before. Nothing is counted late: every count a hit answers is in the database when it answers.
  */
-import { RateLimitStore, type RateLimitWindow } from "@convene/core"
+import { RateLimitStore, type RateLimitWindow, Span } from "@convene/core"
 import { SqlClient } from "@effect/sql"
 import { Deferred, Effect, Exit, Layer } from "effect"
 import { orDie } from "./internal/sql.js"
@@ -40,7 +40,7 @@ export const layer: Layer.Layer<RateLimitStore, never, SqlClient.SqlClient> = La
         const total = row?.hits ?? hits
         if (total === hits) yield* sql`DELETE FROM rate_limit_counters WHERE window_start < ${window.start}`
         return total
-      }).pipe(orDie, Effect.withSpan("PgRateLimitStore.hit"))
+      }).pipe(orDie, Span.withSpan("PgRateLimitStore.hit"))
 
     // A lane exists while an upsert of its key runs; hits arriving meanwhile join its `waiting`.
     const lanes = new Map<string, Lane>()

@@ -7,7 +7,7 @@
  * in one statement would not do: under READ COMMITTED, statements running at the same time do not see each
  * other's rows, so each would find room under the limit.)
  */
-import { Session, SessionStore } from "@convene/core"
+import { Session, SessionStore, Span } from "@convene/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { orDie, rowOf, uniqueWrite } from "./internal/sql.js"
@@ -76,7 +76,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof SessionStore>, never
           INSERT INTO sign_in_failures (key, at, attempt)
           SELECT key, ${date(at)}::timestamptz, ${id}::uuid FROM unnest(${keys}::text[]) AS key`
         return true
-      })).pipe(orDie, Effect.withSpan("PgSessionStore.recordAttempt")),
+      })).pipe(orDie, Span.withSpan("PgSessionStore.recordAttempt")),
     forgetAttempt: (id) => orDie(sql`DELETE FROM sign_in_failures WHERE attempt = ${id}::uuid`).pipe(Effect.asVoid),
     failuresSince: (keys, since) =>
       keys.length === 0

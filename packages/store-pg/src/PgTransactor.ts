@@ -7,7 +7,7 @@
  * Nothing of it was kept, and running it again is what PostgreSQL asks for: the outermost transaction runs again, up
  * to `attempts` times in all, after a short random pause. (A savepoint cannot: its transaction is aborted with it.)
  */
-import { Transactor } from "@convene/core"
+import { Span, Transactor } from "@convene/core"
 import { SqlClient } from "@effect/sql"
 import { Cause, type Context, Effect, Layer, Option, Random } from "effect"
 import { isSqlError } from "./internal/sql.js"
@@ -45,7 +45,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Transactor>, never, 
           Effect.flatMap((outer) =>
             Option.isSome(outer) ? sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, Effect.die)) : run(effect, 1)
           ),
-          Effect.withSpan("PgTransactor.withTransaction")
+          Span.withSpan("PgTransactor.withTransaction")
         )
     })
   }

@@ -15,7 +15,7 @@ import { Transactor } from "../ports/Transactor.js"
 import { now } from "../shared/Time.js"
 import { fingerprint, type RequestParts } from "./Fingerprint.js"
 import { IdempotencyRecord, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
-import { fn } from "../shared/Span.js"
+import { fn, withSpan } from "../shared/Span.js"
 import { validated } from "../shared/Trusted.js"
 
 export const pendingWindow = Duration.minutes(5)
@@ -108,7 +108,7 @@ const make = Effect.gen(function*() {
             : store.release(pending))
       ).pipe(Effect.onError(() => store.release(pending)))
       return { replayed: false, response }
-    }).pipe(Effect.withSpan("Idempotency.run"))
+    }).pipe(withSpan("Idempotency.run"))
 
   /** Deletes records past their window; the host runs it now and then. */
   const purgeExpired = fn("Idempotency.purgeExpired")(function*() {

@@ -28,3 +28,10 @@ export const fn = (name: string, options?: Tracer.SpanOptions): Effect.fn.Gen =>
     }
     return Object.defineProperty(choose, "length", { value: body.length, configurable: true })
   }) as unknown as Effect.fn.Gen
+
+/** `Effect.withSpan(name, options)` (pipeable), opening the span only where the tracer is enabled. */
+export const withSpan = (name: string, options?: Tracer.SpanOptions) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime<A, E, R>((fiber) =>
+    fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(self, name, options) : self
+  )
