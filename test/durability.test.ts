@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "./support/pglite.js"
 import { startServerProcess } from "./support/process.js"
 import { client, provision } from "./support/server.js"
 
@@ -96,7 +97,7 @@ const killAndCheck = async (env: Record<string, string>) => {
 
 describe("durability: SIGKILL mid-load loses nothing that was answered", () => {
   it("on the embedded store (PGlite)", async () => {
-    const dataDir = await inScope(pgliteDataDir)
+    const dataDir = await inScope(pgliteMigratedDataDir)
     await killAndCheck({ CONVENE_DATA_DIR: dataDir })
   }, 300_000)
 

@@ -13,7 +13,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { describe, expect, it } from "vitest"
-import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "./support/pglite.js"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
 import { OPERATOR_TOKEN, provision } from "./support/server.js"
 
@@ -75,9 +76,10 @@ const inFlight = async (url: string) => {
 
 describe("SIGTERM", () => {
   it("answers every request in flight under load and exits 0 within the drain time", async () => {
-    // A copy of the PGlite template cluster: creating one takes seconds, and is shown in "starting" below.
+    // A copy of the migrated PGlite template cluster (test/support/pglite.ts): creating and migrating one takes seconds,
+    // and is shown in "starting" below.
     const scope = Effect.runSync(Scope.make())
-    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteMigratedDataDir, scope))
     const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "5000" })
     try {
       const { token } = await provision(server.url)
@@ -106,7 +108,7 @@ describe("SIGTERM", () => {
 
   it("exits at once on a second signal, without leaving the data directory locked", async () => {
     const scope = Effect.runSync(Scope.make())
-    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteMigratedDataDir, scope))
     const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "60000" })
     let socket: Socket | undefined
     try {

@@ -8,7 +8,7 @@ import * as Path from "node:path"
 import { once } from "node:events"
 import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
-import { pgliteDataDir } from "../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "./support/pglite.js"
 import { freePort, serverMain, startServerProcess } from "./support/process.js"
 
 /** Runs the server with `env` until it exits (it must, within 20 s); answers its exit code and output. */
@@ -91,9 +91,9 @@ describe("the installation's secret key", () => {
     ((await (await fetch(`${url}/v1/oauth/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)
 
   it("is made once beside the data directory (owner-only), so the signing key survives a restart; another key is refused", async () => {
-    // A copy of the PGlite template cluster (creating one takes seconds): the key file goes beside it.
+    // A copy of the migrated PGlite template cluster (creating and migrating one takes seconds): the key file goes beside it.
     const scope = Effect.runSync(Scope.make())
-    const dataDir = await Effect.runPromise(Scope.extend(pgliteDataDir, scope))
+    const dataDir = await Effect.runPromise(Scope.extend(pgliteMigratedDataDir, scope))
     const home = Path.dirname(dataDir)
     try {
       const env = { CONVENE_DATA_DIR: dataDir }

@@ -1,5 +1,5 @@
 /**
- * The store contract suites against @convene/store-pg, twice: on PGlite (a copy of the template cluster)
+ * The store contract suites against @convene/store-pg, twice: on PGlite (a copy of the migrated template cluster, test/support/pglite.ts)
  * and on the PostgreSQL server (a throwaway database; DATABASE_URL, else the local server). The server run
  * fails, never skips, when no server answers. On the server alone (PGlite is one session: its transactions
  * never overlap), the event log's ordering across concurrent transactions, and the outbox's claims skipping what
@@ -9,7 +9,8 @@ import { type Delivery, EventLog, Transactor, WebhookStore } from "@convene/core
 import { layerPg, layerPglite, PgBlobStore } from "@convene/store-pg"
 import { afterAll, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Scope, TestServices } from "effect"
-import { pgliteDataDir, serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { serverDatabase } from "../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "./support/pglite.js"
 import { delivery, domainEvent, minutes, seedEndpoint, seedWorkspace, T0 } from "./contract/fixtures.js"
 import * as BlobStoreContract from "./contract/BlobStore.js"
 import { runContractSuites } from "./contract/index.js"
@@ -22,7 +23,7 @@ afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
 const sharedLayer = <A, E>(layer: Layer.Layer<A, E>): Layer.Layer<A, E> =>
   Layer.effectContext(Effect.runSync(Effect.cached(Scope.extend(Layer.build(layer), scope))))
 
-const pglite = sharedLayer(Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))
+const pglite = sharedLayer(Layer.unwrapScoped(Effect.map(pgliteMigratedDataDir, (dataDir) => layerPglite({ dataDir }))))
 const server = sharedLayer(Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
 
 runContractSuites("PGlite", pglite)

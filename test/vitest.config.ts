@@ -6,6 +6,14 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 /** The suites run without isolation between files (see the "core" project). */
 const coreWithoutIsolation = ["test/core/*.test.ts", "test/store-memory.test.ts"]
 
+/**
+ * The HTTP end-to-end suites on the in-memory store that also run without isolation (see the "http" project). Not
+ * the two that read /metrics (the registry every server of a module graph shares: observability, events-stream),
+ * nor the OAuth suites (test/http/oauth), which stay isolated as the core's do.
+ */
+const httpWithoutIsolation = ["test/http/*.test.ts"]
+const httpIsolated = ["test/http/observability.test.ts", "test/http/events-stream.test.ts"]
+
 export default defineConfig({
   root,
   resolve: { conditions: ["@convene/source"] },
@@ -28,8 +36,20 @@ export default defineConfig({
         test: {
           name: "all",
           include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-          exclude: [...coreWithoutIsolation, "**/node_modules/**"]
+          exclude: [...coreWithoutIsolation, ...httpWithoutIsolation, "**/node_modules/**"]
         }
+      },
+      {
+        // The HTTP suites that stay isolated (see httpIsolated), as in "all".
+        extends: true,
+        test: { name: "http-isolated", include: httpIsolated }
+      },
+      {
+        // The HTTP suites on the in-memory store share one module graph per worker thread, as the core's do (see
+        // "core"): each starts its own servers on their own layers, and loading effect, the core and the HTTP layer
+        // once per worker instead of once per file saves seconds a file.
+        extends: true,
+        test: { name: "http", include: httpWithoutIsolation, exclude: [...httpIsolated, "**/node_modules/**"], pool: "threads" }
       },
       {
         // The core's own suites on the in-memory store keep no state outside what each test builds, so they share

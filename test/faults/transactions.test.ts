@@ -1,5 +1,5 @@
 /**
- * The fault-injection suite (suite.ts) on every store: memory, PGlite (a copy of the template cluster) and the
+ * The fault-injection suite (suite.ts) on every store: memory, PGlite (a copy of the migrated template cluster, test/support/pglite.ts) and the
  * PostgreSQL server (a throwaway database; DATABASE_URL, else the local server; no server is a failure, never
  * a skip). Each store is built once for its suite and shared by the cases, which make their own workspaces;
  * the PGlite directory and the database are removed after the suite's last case. One file, not three: on two
@@ -8,7 +8,8 @@
 import * as StoreMemory from "@convene/store-memory"
 import { layerPg, layerPglite } from "@convene/store-pg"
 import { Effect, Layer } from "effect"
-import { pgliteDataDir, serverDatabase } from "../../packages/store-pg/test/fixtures.js"
+import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "../support/pglite.js"
 import * as Snapshot from "./Snapshot.js"
 import { suite } from "./suite.js"
 
@@ -19,7 +20,7 @@ suite("memory", Snapshot.memoryLayer.pipe(Layer.provideMerge(Layer.merge(StoreMe
 suite(
   "PGlite",
   Snapshot.sqlLayer.pipe(
-    Layer.provideMerge(Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))
+    Layer.provideMerge(Layer.unwrapScoped(Effect.map(pgliteMigratedDataDir, (dataDir) => layerPglite({ dataDir }))))
   )
 )
 

@@ -551,9 +551,9 @@ describe("configuration", () => {
   })
 
   it("CONVENE_BLOB_STORE chooses where a PostgreSQL store keeps the bytes; the defaults are left to the store", () => {
-    expect(read(storeChoice, { CONVENE_DATA_DIR: "/d" })).toEqual(Either.right({ _tag: "embedded", dataDir: "/d" }))
+    expect(read(storeChoice, { CONVENE_DATA_DIR: "/d" })).toEqual(Either.right({ _tag: "embedded", dataDir: "/d", thread: "worker" }))
     expect(read(storeChoice, { CONVENE_DATA_DIR: "/d", CONVENE_BLOB_STORE: "database" }))
-      .toEqual(Either.right({ _tag: "embedded", dataDir: "/d", blobs: "database" }))
+      .toEqual(Either.right({ _tag: "embedded", dataDir: "/d", thread: "worker", blobs: "database" }))
     expect(Either.map(read(storeChoice, { DATABASE_URL: "postgres://h/db", CONVENE_BLOB_STORE: "filesystem" }), (choice) =>
       choice._tag === "server" ? [choice.blobs, choice.dataDir] : undefined)).toEqual(Either.right(["filesystem", "./.convene/data"]))
     expect(Either.map(read(storeChoice, { DATABASE_URL: "postgres://h/db" }), (choice) => choice._tag === "server" ? choice.blobs : "?"))

@@ -76,7 +76,7 @@ const seedOf = (name: string) => {
 }
 
 const replay = (name: string) =>
-  `FUZZ_SEED=${SEED} npx vitest run --config test/vitest.config.ts --project ${process.env.CONVENE_TEST_STORE === "pglite" ? "http-on-pglite" : "all"} test/http/fuzz.test.ts -t ${JSON.stringify(name)}`
+  `FUZZ_SEED=${SEED} npx vitest run --config test/vitest.config.ts --project ${process.env.CONVENE_TEST_STORE === "pglite" ? "http-on-pglite" : "http"} test/http/fuzz.test.ts -t ${JSON.stringify(name)}`
 
 /** Requests sent and statuses seen, per operation (FUZZ_REPORT=1 prints them). */
 const tally = new Map<string, { hostile: number; valid: number; statuses: Map<number, number> }>()

@@ -9,7 +9,7 @@ import { ConveneWith, defaultLimits, type HostConfig, type ServerLimits } from "
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
-import { pgliteDataDir } from "../../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "./pglite.js"
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789-abcdef"
 
@@ -20,13 +20,13 @@ export interface RunningServer {
 
 /**
  * The store a test server runs on when the test names none: CONVENE_TEST_STORE=pglite runs the suites on
- * the embedded default (a fresh copy of the PGlite template cluster per server), anything else in memory.
+ * the embedded default (a fresh copy of the migrated PGlite template cluster per server, see ./pglite.ts), anything else in memory.
  */
 const defaultStore = (): { readonly layer: Layer.Layer<StorePorts, unknown>; readonly release: () => Promise<void> } => {
   if (process.env.CONVENE_TEST_STORE !== "pglite") return { layer: StoreMemory.layer, release: async () => {} }
   const scope = Effect.runSync(Scope.make())
   const layer = Layer.unwrapEffect(
-    Effect.map(Scope.extend(pgliteDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir }))
+    Effect.map(Scope.extend(pgliteMigratedDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir }))
   )
   return { layer, release: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

@@ -10,7 +10,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted, Schedule, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, Redacted, Schedule, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
@@ -35,8 +35,11 @@ const isReady = () => Fs.existsSync(Path.join(templateDir, "PG_VERSION"))
 export const pgliteTemplate: Effect.Effect<string> = Effect.gen(function*() {
   if (isReady()) return templateDir
   yield* Effect.scoped(Effect.gen(function*() {
+    // The retry waits on the live clock: under a TestClock (inside @effect/vitest's `layer(...)`, where the
+    // template is first asked for) the 200 ms would never pass, and a second test process would wait forever.
     yield* DataDirectoryLock.acquire(`${templateDir}.lock`).pipe(
-      Effect.retry({ while: (error) => error._tag === "DataDirectoryLocked", schedule: Schedule.spaced("200 millis") })
+      Effect.retry({ while: (error) => error._tag === "DataDirectoryLocked", schedule: Schedule.spaced("200 millis") }),
+      Effect.withClock(Clock.make())
     )
     if (isReady()) return
     const building = `${templateDir}.building`

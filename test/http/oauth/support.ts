@@ -22,7 +22,7 @@ import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, expect } from "vitest"
-import { pgliteDataDir } from "../../../packages/store-pg/test/fixtures.js"
+import { pgliteMigratedDataDir } from "../../support/pglite.js"
 import { client, OPERATOR_TOKEN } from "../../support/server.js"
 
 export const PASSWORD = "correct horse battery staple"
@@ -42,7 +42,7 @@ const freePort = () =>
 const defaultStore = (): { readonly layer: Layer.Layer<StorePorts, unknown>; readonly release: () => Promise<void> } => {
   if (process.env.CONVENE_TEST_STORE !== "pglite") return { layer: StoreMemory.layer, release: async () => {} }
   const scope = Effect.runSync(Scope.make())
-  const layer = Layer.unwrapEffect(Effect.map(Scope.extend(pgliteDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir })))
+  const layer = Layer.unwrapEffect(Effect.map(Scope.extend(pgliteMigratedDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir })))
   return { layer, release: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
