@@ -2,13 +2,15 @@
 // (user + system, every thread of the process, read from /proc before and after), for a fixed number of requests at
 // BENCH_CONNECTIONS (default 50) after a warm-up of a quarter as many. Unlike req/s this hardly moves with what else
 // the machine runs, so one change can be weighed against another (docs/benchmarks.md, "Cost per request").
-// Scenarios: healthz, me, get-meeting, list-meetings, create-action-item. Stores: memory, pglite, pg (DATABASE_URL
-// names a database to use, left as it is). BENCH_ROOT runs another checkout's compiled server (an older commit).
+// Scenarios: healthz, me, get-meeting, list-meetings, create-action-item. Stores: memory, pglite, pg (a database made
+// for the run on the server DATABASE_URL names, default the local one, and dropped after it). BENCH_ROOT runs another
+// checkout's compiled server (an older commit).
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
+import pg from "pg"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { caller, freePort, provision, waitReady } from "./support.mjs"
@@ -28,7 +30,17 @@ const env = {
   ...(store === "memory" ? { CONVENE_STORE: "memory" } : {}),
   ...(store === "pglite" ? { CONVENE_DATA_DIR: join(dataDir, "data") } : {})
 }
-if (store === "pg" && process.env.DATABASE_URL === undefined) throw new Error("the pg store needs DATABASE_URL")
+const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const database = `convene_cost_${randomUUID().replaceAll("-", "").slice(0, 12)}`
+if (store === "pg") {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${database}`)
+  await admin.end()
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  env.DATABASE_URL = url.href
+}
 const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], { env, stdio: ["ignore", "ignore", "inherit"] })
 const url = `http://127.0.0.1:${port}`
 
@@ -82,4 +94,10 @@ try {
   child.kill("SIGTERM")
   await new Promise((resolve) => child.on("exit", resolve))
   rmSync(dataDir, { recursive: true, force: true })
+  if (store === "pg") {
+    const admin = new pg.Client({ connectionString: serverUrl })
+    await admin.connect()
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    await admin.end()
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { DataDirectoryLock, layerPglite, PgliteClient } from "@convene/store-pg"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -159,6 +159,45 @@ layer(both, { timeout: "120 seconds", excludeTestServices: true })("PgliteClient
       assert(inline.cause instanceof Error)
       expect({ ...worker.cause }).toEqual({ ...inline.cause })
       expect(worker.cause.name).toBe(inline.cause.name)
+    }))
+
+  it.effect("a transaction has the session to itself: what others send meanwhile runs after its end, in order", () =>
+    Effect.gen(function*() {
+      const [worker, inline] = yield* onBoth((sql) =>
+        Effect.gen(function*() {
+          yield* sql`CREATE TABLE held (n integer NOT NULL)`
+          const inside = yield* Deferred.make<void>()
+          // A transaction that inserts, waits (holding the session) and then fails: its insert is rolled back.
+          const rolledBack = yield* Effect.fork(Effect.exit(sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO held VALUES (1)`
+            yield* Deferred.succeed(inside, undefined)
+            yield* Effect.sleep("300 millis")
+            return yield* Effect.fail("rolled back" as const)
+          }))))
+          yield* Deferred.await(inside)
+          // Sent while the transaction holds the session: had they run inside it, the count would see its row (and
+          // the later insert would be rolled back with it).
+          const outside = yield* Effect.all([
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM held`,
+            sql`INSERT INTO held VALUES (2)`,
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM held`
+          ], { concurrency: "unbounded" })
+          const exit = yield* Fiber.join(rolledBack)
+          // A committed transaction next, and many statements at once around it.
+          const [committed, many] = yield* Effect.all([
+            sql.withTransaction(Effect.zipRight(sql`INSERT INTO held VALUES (3)`, sql<{ n: number }>`SELECT count(*)::int AS n FROM held`)),
+            Effect.all(Array.from({ length: 20 }, (_, i) => sql<{ i: number }>`SELECT ${i}::int AS i`), { concurrency: "unbounded" })
+          ], { concurrency: "unbounded" })
+          const rows = yield* sql<{ n: number }>`SELECT n FROM held ORDER BY n`
+          return { outside: [outside[0], outside[2]], failed: Exit.isFailure(exit), committed, many, rows }
+        })
+      )
+      expect(worker).toEqual(inline)
+      expect(worker.failed).toBe(true)
+      expect(worker.outside).toEqual([[{ n: 0 }], [{ n: 1 }]])
+      expect(worker.committed).toEqual([{ n: 2 }])
+      expect(worker.many).toEqual(Array.from({ length: 20 }, (_, i) => [{ i }]))
+      expect(worker.rows).toEqual([{ n: 2 }, { n: 3 }])
     }))
 
   it.effect("the main thread's event loop runs while a statement runs on the worker, not while one runs inline", () =>

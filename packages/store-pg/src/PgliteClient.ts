@@ -2,16 +2,18 @@
  * An @effect/sql `SqlClient` over PGlite: PostgreSQL compiled to WebAssembly, running in this process on a
  * data directory. No TCP listener is opened.
  *
- * PGlite is a single session, so the client has one connection guarded by a `Semaphore(1)`: a statement
- * outside a transaction holds the permit while it runs, and a transaction holds it from BEGIN to COMMIT or
- * ROLLBACK (nested transactions are savepoints on the same connection). Code inside a transaction must never
- * wait on another connection of this client (`sql.reserve`, or a statement run without the transaction's
- * context): it would wait for itself.
+ * PGlite is a single session: a statement outside a transaction runs alone, and a transaction has the session
+ * from BEGIN to COMMIT or ROLLBACK (nested transactions are savepoints on the same connection), the other statements
+ * waiting meanwhile. Code inside a transaction must never wait on another connection of this client
+ * (`sql.reserve`, or a statement run without the transaction's context): it would wait for itself.
  *
  * PGlite runs its WebAssembly on the thread that calls it. By default (`thread: "worker"`) it runs on a worker
  * thread of its own (see `PgliteWorker`): each statement is a message to the worker and its rows a message back,
- * and the main thread's event loop stays free while PostgreSQL works. `thread: "inline"` runs it on the calling
- * thread, as embedders without threads may want. Both answer the same values and the same errors; across the
+ * and the main thread's event loop stays free while PostgreSQL works. The worker orders the statements itself (a
+ * transaction is a numbered session there), so the main thread sends each statement as soon as it has it and PGlite
+ * goes from one to the next without waiting for the main thread. `thread: "inline"` runs it on the calling thread, as
+ * embedders without threads may want, with the order kept by a `Semaphore(1)` that a statement holds while it runs
+ * and a transaction from BEGIN to its end. Both answer the same values and the same errors; across the
  * thread an error is rebuilt as an `Error` with the PostgreSQL fields of PGlite's (`code`, `constraint`, `detail`…).
  * The worker never keeps the process alive while no statement is running, and if it dies, every statement
  * pending or to come fails with a `SqlError`.
@@ -46,10 +48,26 @@ export interface PgliteClientConfig {
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 
-/** One PGlite session, on this thread or on a worker's: what the connection runs its statements on. */
+/**
+ * One PGlite session, on this thread or on a worker's: what the connections run their statements on. `transaction`
+ * numbers the statements of one transaction, for the worker to run them with the session to themselves
+ * (`PgliteWorker`); the inline session runs what it is given, the client's semaphore keeping the order.
+ */
 interface Session {
-  readonly query: (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") => Promise<Results<object>>
-  readonly exec: (sql: string) => Promise<Array<Results>>
+  /**
+   * `signal` withdraws a statement the worker has not started yet (its answer is then an error); one it has started
+   * runs to its end, and the promise waits for it.
+   */
+  readonly query: (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    rowMode?: "array",
+    transaction?: number,
+    signal?: AbortSignal
+  ) => Promise<Results<object>>
+  readonly exec: (sql: string, transaction?: number, signal?: AbortSignal) => Promise<Array<Results>>
+  /** The transaction has ended: the worker may run the others' statements again. */
+  readonly release: (transaction: number) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -61,6 +79,7 @@ const inlineSession = async (dataDir: string): Promise<Session> => {
     query: (sql, params, rowMode) =>
       db.query<object>(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }),
     exec: (sql) => db.exec(sql),
+    release: async () => {},
     close: () => db.close()
   }
 }
@@ -134,7 +153,7 @@ const workerSession = (dataDir: string): Promise<Session> =>
     worker.on("messageerror", (cause) => fail(new Error(`PGlite's worker thread sent an unreadable message`, { cause })))
     worker.on("exit", (code) => fail(new Error(`PGlite's worker thread exited (code ${code})`)))
 
-    const send = <A>(request: PgliteWorker.Request) =>
+    const send = <A>(request: Exclude<PgliteWorker.Request, { readonly op: "cancel" }>, signal?: AbortSignal) =>
       new Promise<A>((resolve, reject) => {
         if (gone !== undefined) return reject(gone)
         try {
@@ -146,12 +165,24 @@ const workerSession = (dataDir: string): Promise<Session> =>
         // Referenced while a call is pending, so that the process waits for its answer.
         if (pending.size === 0) worker.ref()
         pending.set(request.id, { resolve, reject })
+        signal?.addEventListener("abort", () => {
+          if (gone === undefined && pending.has(request.id)) worker.postMessage({ op: "cancel", target: request.id })
+        }, { once: true })
       })
 
     const session: Session = {
-      query: (sql, params, rowMode) =>
-        send({ id: nextId++, op: "query", sql, params, ...(rowMode === undefined ? {} : { rowMode }) }),
-      exec: (sql) => send({ id: nextId++, op: "exec", sql }),
+      query: (sql, params, rowMode, transaction, signal) =>
+        send({
+          id: nextId++,
+          op: "query",
+          sql,
+          params,
+          ...(rowMode === undefined ? {} : { rowMode }),
+          ...(transaction === undefined ? {} : { session: transaction })
+        }, signal),
+      exec: (sql, transaction, signal) =>
+        send({ id: nextId++, op: "exec", sql, ...(transaction === undefined ? {} : { session: transaction }) }, signal),
+      release: (transaction) => send({ id: nextId++, op: "release", session: transaction }),
       close: async () => {
         if (gone !== undefined) return
         try {
@@ -187,17 +218,35 @@ export const make = (
       (db) => Effect.promise(() => db.close().catch(() => undefined))
     )
 
-    // A PGlite call is never abandoned half way: interrupting the caller waits for the statement to finish,
-    // so that the permit is only ever released when the session is idle.
-    const call = <A>(f: () => Promise<A>) => Effect.uninterruptible(Effect.tryPromise({ try: f, catch: statementError }))
-
-    const query = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
-      call(() => db.query(sql, params, rowMode))
+    // A PGlite call is never abandoned half way: interrupting the caller waits for the statement to finish, so that
+    // the session is only ever handed on when it is idle. On the worker, a statement that has not started yet is
+    // withdrawn instead (it may wait there behind a transaction); inline, one waiting for the semaphore never started.
+    const call = <A>(f: (signal?: AbortSignal) => Promise<A>): Effect.Effect<A, SqlError.SqlError> =>
+      thread === "inline"
+        ? Effect.uninterruptible(Effect.tryPromise({ try: () => f(), catch: statementError }))
+        : Effect.async<A, SqlError.SqlError>((resume) => {
+          const controller = new AbortController()
+          const running = f(controller.signal)
+          running.then((value) => resume(Effect.succeed(value)), (cause) => resume(Effect.fail(statementError(cause))))
+          return Effect.promise(() => {
+            controller.abort()
+            return running.then(() => undefined, () => undefined)
+          })
+        })
 
     const transform = (rows: ReadonlyArray<object>, transformRows: TransformRows) =>
       transformRows === undefined ? rows : transformRows(rows)
 
-    const makeConnection = (guard: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) => {
+    /**
+     * A connection whose statements run through `guard` (the inline session's semaphore, or nothing), as part of
+     * `transaction` (a transaction's number on the worker) or standing alone.
+     */
+    const makeConnection = (
+      guard: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>,
+      transaction?: number
+    ) => {
+      const query = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+        call((signal) => db.query(sql, params, rowMode, transaction, signal))
       const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
         guard(Effect.map(query(sql, params), (result) => transform(result.rows, transformRows)))
       const connection: SqlConnection.Connection = {
@@ -209,7 +258,7 @@ export const make = (
         executeUnprepared: (sql, params, transformRows) =>
           params.length > 0
             ? execute(sql, params, transformRows)
-            : guard(Effect.map(call(() => db.exec(sql)), (results: Array<Results>) =>
+            : guard(Effect.map(call((signal) => db.exec(sql, transaction, signal)), (results: Array<Results>) =>
               results.length === 1
                 ? transform(results[0]!.rows, transformRows)
                 : results.map((result) => transform(result.rows, transformRows)))),
@@ -219,15 +268,28 @@ export const make = (
       return connection
     }
 
-    const semaphore = yield* Effect.makeSemaphore(1)
-    const shared = makeConnection(semaphore.withPermits(1))
-    const exclusive = makeConnection((effect) => effect)
-    const transactionAcquirer: SqlConnection.Connection.Acquirer = Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(restore(semaphore.take(1)), Effect.addFinalizer(() => semaphore.release(1)))
-    ).pipe(Effect.as(exclusive))
+    const unguarded = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect
+    let acquirer: SqlConnection.Connection.Acquirer
+    let transactionAcquirer: SqlConnection.Connection.Acquirer
+    if (thread === "worker") {
+      // The worker keeps the order: a statement is sent at once; a transaction is numbered, and released at its end.
+      acquirer = Effect.succeed(makeConnection(unguarded))
+      let transactions = 0
+      transactionAcquirer = Effect.acquireRelease(
+        Effect.sync(() => ++transactions),
+        (transaction) => Effect.promise(() => db.release(transaction).catch(() => undefined))
+      ).pipe(Effect.map((transaction) => makeConnection(unguarded, transaction)))
+    } else {
+      const semaphore = yield* Effect.makeSemaphore(1)
+      acquirer = Effect.succeed(makeConnection(semaphore.withPermits(1)))
+      const exclusive = makeConnection(unguarded)
+      transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(restore(semaphore.take(1)), Effect.addFinalizer(() => semaphore.release(1)))
+      ).pipe(Effect.as(exclusive))
+    }
 
     return yield* SqlClient.make({
-      acquirer: Effect.succeed(shared),
+      acquirer,
       transactionAcquirer,
       compiler: PgClient.makeCompiler(),
       spanAttributes: [
