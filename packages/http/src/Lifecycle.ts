@@ -16,11 +16,36 @@
  * The API is built later than the socket, so it is served through a stand-in `HttpServer` (`apiServer`) that
  * hands the app to the gate instead of to Node: the API's layers (ServeLive) are the same whether they run
  * here or on `NodeHttpServer.layerTest`.
+ *
+ * The gate is a Node request listener in front of the platform's own handler (`NodeHttpServer.makeHandler`: the
+ * platform's request and response, its pipeline), not an Effect around it: every request costs the one fiber the
+ * platform runs it in and a few plain calls, and the access line is handed to the loggers directly. (As an Effect
+ * that forked the API's fiber, joined it and logged through `Effect.log`, the gate cost about 190 µs of CPU a
+ * request, a third of a GET on the in-memory store: docs/benchmarks.md.)
  */
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Crypto } from "@convene/core"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberId, Layer, LogLevel, Option, Redacted, Schedule } from "effect"
-import { type Server, validateHeaderName, validateHeaderValue } from "node:http"
+import {
+  Cause,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberId,
+  FiberRef,
+  HashMap,
+  HashSet,
+  Layer,
+  List,
+  LogLevel,
+  Option,
+  Redacted,
+  Schedule
+} from "effect"
+import { type IncomingMessage, type Server, type ServerResponse, validateHeaderName, validateHeaderValue } from "node:http"
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
 import { envelope } from "@convene/api/Errors"
@@ -37,14 +62,25 @@ export class Lifecycle extends Context.Tag("@convene/http/Lifecycle")<Lifecycle,
 }>() {}
 
 type Response = HttpServerResponse.HttpServerResponse
-type App = Effect.Effect<Response, unknown, HttpServerRequest.HttpServerRequest>
+type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
+
+/** A request the API is working on. */
+interface InFlight {
+  readonly request: IncomingMessage
+  readonly response: ServerResponse
+  readonly entry: RequestLog.RequestLogEntry
+  readonly started: number
+  /** The fiber the platform runs it in, once it has started. */
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+}
 
 /** The mutable state behind the gate (one per server). */
 class Gate {
   phase: Phase = "starting"
-  app: App | undefined = undefined
-  /** The requests the API is working on, each in a fiber of its own, so that a drain can cut them off. */
-  readonly running = new Set<Fiber.RuntimeFiber<Response, unknown>>()
+  /** The API's handler, once it is served. */
+  handler: NodeHandler | undefined = undefined
+  /** The requests the API is working on, so that a drain can wait for them or cut them off. */
+  readonly running = new Set<InFlight>()
   /** Set once the drain time is up: what is still running is answered 503. */
   cutOff = false
   /** Completed when the drain starts. */
@@ -76,9 +112,6 @@ const whileStarting = Effect.gen(function*() {
   })
 })
 
-/** Marks an answer given during a drain so that Node closes its connection after it. */
-const closing = (response: Response) => HttpServerResponse.setHeader(response, "connection", "close")
-
 /** What the gate does with every request. */
 export interface GateOptions {
   /** Write an access line for every request (else only for those answered 5xx). */
@@ -86,35 +119,6 @@ export interface GateOptions {
   /** `GET /metrics` on this server: the scrape, and the token it needs (none: 404). */
   readonly metrics: Option.Option<{ readonly token: Redacted.Redacted<string>; readonly scrape: Effect.Effect<string> }>
 }
-
-/** The API's answer, in a fiber the gate can cut off during a drain. */
-const answer = (gate: Gate, app: App) =>
-  Effect.gen(function*() {
-    if (gate.cutOff) {
-      const requestId = yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID)
-      return unavailable("the server is shutting down; retry", requestId, { connection: "close", "retry-after": "1" })
-    }
-    // Interruptible, whatever the server's handler inherited (requests run with the flags of the fiber that
-    // built the server, which are not), so that the drain can cut it off.
-    const fiber = yield* Effect.fork(Effect.interruptible(app))
-    gate.running.add(fiber)
-    recordInFlight(1)
-    fiber.addObserver(() => {
-      gate.running.delete(fiber)
-      recordInFlight(-1)
-    })
-    // Joining (not awaiting) brings the fiber's FiberRefs back, such as the pre-response handlers it added.
-    const exit = yield* Effect.exit(Fiber.join(fiber))
-    if (Exit.isSuccess(exit)) return gate.phase === "draining" ? closing(exit.value) : exit.value
-    if (gate.cutOff && Cause.isInterruptedOnly(exit.cause)) {
-      const requestId = yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID)
-      return unavailable("the server shut down before this request was answered; retry", requestId, {
-        connection: "close",
-        "retry-after": "1"
-      })
-    }
-    return yield* exit
-  })
 
 /** Probes are frequent and say nothing new: debug. Otherwise 5xx error, 4xx warning, the rest info. */
 const levelOf = (status: number, route: string | undefined) =>
@@ -128,26 +132,38 @@ const levelOf = (status: number, route: string | undefined) =>
 
 /**
  * One access line per request, after its answer: request id, method, route template, status, duration, and
- * who called (credential kind and id, workspace). A 5xx is an error line with its cause; a 4xx a warning.
+ * who called (credential kind and id, workspace). A 5xx is an error line with its cause; a 4xx a warning. It goes
+ * to the loggers and at the minimum level the request's fiber has, as `Effect.log` would send it, without running
+ * an Effect for it.
  */
-const accessLine = (
-  request: HttpServerRequest.HttpServerRequest,
-  entry: RequestLog.RequestLogEntry,
-  status: number,
-  started: number
-) =>
-  Effect.logWithLevel(levelOf(status, entry.route), "request", ...(entry.cause === undefined ? [] : [entry.cause])).pipe(
-    Effect.annotateLogs({
-      request_id: entry.requestId ?? null,
-      method: request.method,
-      route: entry.route ?? null,
-      status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      credential_kind: entry.credentialKind ?? null,
-      credential_id: entry.credentialId ?? null,
-      workspace_id: entry.workspaceId ?? null
-    })
+const writeAccessLine = (fiber: Fiber.RuntimeFiber<unknown, unknown>, flight: InFlight, status: number) => {
+  const { entry } = flight
+  const level = levelOf(status, entry.route)
+  if (LogLevel.lessThan(level, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))) return
+  const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
+  if (HashSet.size(loggers) === 0) return
+  const annotations = HashMap.make(
+    ["request_id", entry.requestId ?? null],
+    ["method", flight.request.method ?? null],
+    ["route", entry.route ?? null],
+    ["status", status],
+    ["duration_ms", Math.round((performance.now() - flight.started) * 100) / 100],
+    ["credential_kind", entry.credentialKind ?? null],
+    ["credential_id", entry.credentialId ?? null],
+    ["workspace_id", entry.workspaceId ?? null]
   )
+  const options = {
+    fiberId: fiber.id(),
+    logLevel: level,
+    message: "request",
+    cause: (entry.cause ?? Cause.empty) as Cause.Cause<unknown>,
+    context: fiber.getFiberRefs(),
+    spans: List.empty(),
+    annotations: annotations as HashMap.HashMap<string, unknown>,
+    date: new Date()
+  }
+  for (const logger of loggers) logger.log(options)
+}
 
 /**
  * `GET /metrics` with the operator token: the metrics in Prometheus' text format. Without the right token 401
@@ -173,11 +189,18 @@ const metricsAnswer = (
     return HttpServerResponse.text(yield* metrics.scrape, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
   })
 
+/** What the gate answers itself: /metrics, and everything while the API is not served yet. */
+const gateApp = (options: GateOptions) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Option.isSome(options.metrics) && request.url === "/metrics" && request.method === "GET"
+      ? metricsAnswer(request, options.metrics.value)
+      : whileStarting)
+
 /**
  * Why Node would refuse to write the answer's head (a header name or value with a character it does not
- * allow, such as CR or LF), or undefined. Node throws while the platform writes the head, after the gate has
- * returned and logged the answer, and the platform then answers 500 without a body and without a log line; so
- * the gate checks the head itself, with Node's own validators, and answers such a response as any other 500.
+ * allow, such as CR or LF), or undefined. Node throws while the platform writes the head, after the API has
+ * answered, and the platform then answers 500 without a body and without a log line; so the gate checks the
+ * head itself, with Node's own validators, and answers such a response as any other 500.
  */
 const headProblem = (response: Response): unknown => {
   for (const [name, value] of Object.entries(response.headers)) {
@@ -191,50 +214,89 @@ const headProblem = (response: Response): unknown => {
   return undefined
 }
 
-/** The app Node serves: /metrics, the API once it is there (see `answer`), the access line and the metrics. */
-const serveThrough = (gate: Gate, options: GateOptions) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (Option.isSome(options.metrics) && request.url === "/metrics" && request.method === "GET") {
-      return yield* metricsAnswer(request, options.metrics.value)
-    }
-    const app = gate.app
-    if (app === undefined) return yield* whileStarting
-    const started = performance.now()
-    const entry = RequestLog.empty()
-    let exit = yield* Effect.exit(Effect.provideService(answer(gate, app), RequestLog.RequestLog, entry))
-    const problem = Exit.isSuccess(exit) ? headProblem(exit.value) : undefined
+/** Writes a failure in the envelope straight to Node's response, when nothing has been written yet. */
+const writeFailure = (response: ServerResponse, status: 500 | 503, code: string, text: string, requestId: string, headers: Record<string, string>) => {
+  if (response.headersSent || response.destroyed) return
+  const body = JSON.stringify(envelope(code, text, requestId))
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    "x-request-id": requestId
+  })
+  response.end(body)
+}
+
+/** The request being served, as the gate registered it (none when the API runs without the gate). */
+const inFlight = new WeakMap<object, InFlight>()
+
+type OnEnd = (flight: InFlight, fiber: Fiber.RuntimeFiber<unknown, unknown>, exit: Exit.Exit<unknown, unknown>) => void
+
+/**
+ * Around everything the platform runs for a request (the host's rings, the API, the writing of the answer): the
+ * request's fiber registered for the drain (the platform runs requests uninterruptibly, so this always runs first),
+ * and made interruptible. One the drain cuts off is answered 503 in the envelope here; the platform's own answer to
+ * an interruption is a bare 503.
+ */
+const registered = (gate: Gate, newId: () => string, onEnd: OnEnd) =>
+<E, R>(handled: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.withFiberRuntime<Response, E, R | HttpServerRequest.HttpServerRequest>((fiber) => {
+    const source = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest).source
+    const flight = typeof source === "object" && source !== null ? inFlight.get(source) : undefined
+    if (flight === undefined) return Effect.interruptible(handled)
+    flight.fiber = fiber
+    fiber.addObserver((exit) => onEnd(flight, fiber, exit))
+    return Effect.catchAllCause(Effect.interruptible(handled), (cause) => {
+      if (!gate.cutOff || !Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      writeFailure(
+        flight.response,
+        503,
+        "service_unavailable",
+        "the server shut down before this request was answered; retry",
+        flight.entry.requestId ?? newId(),
+        { connection: "close", "retry-after": "1" }
+      )
+      // Written already: the platform writes nothing more for an ended response.
+      return Effect.succeed(HttpServerResponse.empty({ status: 503 }))
+    })
+  })
+
+/** The API's answer with its head checked. */
+const checked = (newId: () => string) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(app, (response) => {
+    const problem = headProblem(response)
     if (problem !== undefined) {
-      entry.cause = Cause.die(problem)
-      const requestId = entry.requestId ?? (yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID))
-      exit = Exit.succeed(HttpServerResponse.unsafeJson(
-        envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
-        { status: 500, headers: { "x-request-id": requestId } }
-      ))
+      return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+        const entry = RequestLog.entryOf(request)
+        if (entry !== undefined) entry.cause = Cause.die(problem)
+        const requestId = entry?.requestId ?? newId()
+        return HttpServerResponse.unsafeJson(
+          envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
+          { status: 500, headers: { "x-request-id": requestId } }
+        )
+      })
     }
-    const status = Exit.isSuccess(exit) ? exit.value.status : 500
-    if (Exit.isFailure(exit) && entry.cause === undefined && !Cause.isInterruptedOnly(exit.cause)) entry.cause = exit.cause
-    recordRequest(request.method, entry.route, status, (performance.now() - started) / 1000)
-    if (options.accessLog || (status >= 500 && entry.cause !== undefined)) yield* accessLine(request, entry, status, started)
-    return yield* exit
+    return Effect.succeed(response)
   })
 
 /**
- * An `HttpServer` that serves nothing itself: the app given to it is what the gate passes requests to. Its
- * address is the real server's.
+ * An `HttpServer` that serves nothing itself: the app given to it is what the gate passes requests to, through the
+ * platform's Node handler. Its address is the real server's.
  */
-const apiServer = (gate: Gate, address: HttpServer.Address): HttpServer.HttpServer =>
+const apiServer = (gate: Gate, address: HttpServer.Address, newId: () => string, onEnd: OnEnd): HttpServer.HttpServer =>
   HttpServer.make({
     address,
     serve: (app, middleware) =>
       Effect.gen(function*() {
-        const context = yield* Effect.context<never>()
-        const served = middleware === undefined ? app : middleware(app)
-        gate.app = Effect.provide(served, context) as App
+        const outer = registered(gate, newId, onEnd)
+        gate.handler = yield* NodeHttpServer.makeHandler(
+          checked(newId)(app),
+          (handled) => outer(middleware === undefined ? handled : middleware(handled))
+        )
         gate.phase = "ready"
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
-            gate.app = undefined
+            gate.handler = undefined
           })
         )
       })
@@ -247,8 +309,8 @@ export class ServerControl extends Context.Tag("@convene/http/Lifecycle/ServerCo
 }>() {}
 
 /**
- * The gate served on a real `HttpServer` (Node's), given the Node server itself: provides the stand-in
- * `HttpServer` the API is served on, the `Lifecycle`, and what `drainOnClose` needs.
+ * The gate on Node's server, given the server itself and the `HttpServer` listening on it (for its address):
+ * provides the stand-in `HttpServer` the API is served on, the `Lifecycle`, and what `drainOnClose` needs.
  */
 export const layer = (
   server: Server,
@@ -257,8 +319,50 @@ export const layer = (
   Layer.scopedContext(Effect.gen(function*() {
     const gate = new Gate()
     const real = yield* HttpServer.HttpServer
-    yield* real.serve(serveThrough(gate, options))
-    return Context.make(HttpServer.HttpServer, apiServer(gate, real.address)).pipe(
+    const ownAnswers = yield* NodeHttpServer.makeHandler(gateApp(options))
+    const crypto = yield* Crypto
+    const newId = () => Effect.runSync(crypto.randomUUID)
+
+    /** A request the API has finished with: counted, logged, and answered 503 if the drain cut it off. */
+    const onEnd: OnEnd = (flight, fiber, exit) => {
+      gate.running.delete(flight)
+      recordInFlight(-1)
+      const { entry, response } = flight
+      if (Exit.isFailure(exit)) {
+        // The client went away: nobody is left to answer, and nothing is counted.
+        if (Cause.isInterruptedOnly(exit.cause)) return
+        // The platform answered a failure of its own (writing the answer) 500 without a body.
+        entry.cause ??= exit.cause
+      }
+      const status = response.statusCode
+      recordRequest(flight.request.method ?? "GET", entry.route, status, (performance.now() - flight.started) / 1000)
+      if (options.accessLog || (status >= 500 && entry.cause !== undefined)) writeAccessLine(fiber, flight, status)
+    }
+
+    const listener = (request: IncomingMessage, response: ServerResponse) => {
+      const handler = gate.handler
+      if (handler === undefined || (request.url === "/metrics" && request.method === "GET" && Option.isSome(options.metrics))) {
+        return ownAnswers(request, response)
+      }
+      if (gate.cutOff) {
+        writeFailure(response, 503, "service_unavailable", "the server is shutting down; retry", newId(), {
+          connection: "close",
+          "retry-after": "1"
+        })
+        return
+      }
+      // During a drain every answer closes its connection (those in flight when it began are told so by the drain).
+      if (gate.phase === "draining") response.setHeader("connection", "close")
+      const entry = RequestLog.track(request)
+      const flight: InFlight = { request, response, entry, started: performance.now(), fiber: undefined }
+      inFlight.set(request, flight)
+      gate.running.add(flight)
+      recordInFlight(1)
+      handler(request, response)
+    }
+    server.on("request", listener)
+    yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", listener)))
+    return Context.make(HttpServer.HttpServer, apiServer(gate, real.address, newId, onEnd)).pipe(
       Context.add(Lifecycle, Lifecycle.of({ phase: () => gate.phase, draining: Deferred.await(gate.drainStarted) })),
       Context.add(ServerControl, ServerControl.of({ gate, server }))
     )
@@ -296,6 +400,10 @@ const drain = (gate: Gate, server: Server, timeout: Duration.Duration): Effect.E
   Effect.gen(function*() {
     const started = Date.now()
     gate.phase = "draining"
+    // Node merges these with the head the platform writes: each answer given from now on closes its connection.
+    for (const flight of gate.running) {
+      if (!flight.response.headersSent) flight.response.setHeader("connection", "close")
+    }
     yield* Deferred.succeed(gate.drainStarted, undefined)
     yield* Effect.logInfo("shutting down: no new connections; finishing the requests in flight").pipe(
       Effect.annotateLogs({ in_flight: gate.running.size, drain_timeout_ms: Duration.toMillis(timeout) })
@@ -316,7 +424,12 @@ const drain = (gate: Gate, server: Server, timeout: Duration.Duration): Effect.E
     const cut = gate.running.size
     if (!drained) {
       gate.cutOff = true
-      yield* Fiber.interruptAll([...gate.running])
+      // Each is answered 503 as its fiber is interrupted (`registered`).
+      const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+      for (const flight of gate.running) {
+        if (flight.fiber !== undefined) fibers.push(flight.fiber)
+      }
+      yield* Fiber.interruptAll(fibers)
     }
     // Answers given during the drain close their connections; anything left is idle or never sent a request.
     server.closeIdleConnections()

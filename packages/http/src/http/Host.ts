@@ -16,7 +16,7 @@ import { envelope } from "@convene/api/Errors"
 import { CurrentRequestId } from "@convene/api/RequestId"
 import { type BodyProblem, BufferedRequest, maxBodyBytes, readJson } from "./Body.js"
 import { BodyRejected, CurrentRoute, JsonBody, type ReadBody } from "./RequestContext.js"
-import { RequestLog } from "./RequestLog.js"
+import * as RequestLog from "./RequestLog.js"
 import { isCanonical, type Routes } from "./Routes.js"
 import { validationErrorOf } from "./Validation.js"
 
@@ -94,10 +94,10 @@ export const hostMiddleware = (routes: Routes) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = pathOf(request.url)
     const route = isCanonical(path) ? routes.find(request.method, path) : undefined
-    const log = yield* Effect.serviceOption(RequestLog)
-    if (Option.isSome(log)) {
-      log.value.requestId = requestId
-      log.value.route = route?.path
+    const log = RequestLog.entryOf(request)
+    if (log !== undefined) {
+      log.requestId = requestId
+      log.route = route?.path
     }
     if (route === undefined) {
       const allowed = isCanonical(path) ? routes.allowed(path) : []
@@ -169,8 +169,8 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
         return failure(409, "conflict", "something this request refers to was deleted while it ran; nothing was changed", requestId)
       }
       // The access line carries the cause (Lifecycle.ts); a host without one logs it here.
-      const log = yield* Effect.serviceOption(RequestLog)
-      if (Option.isSome(log)) log.value.cause = cause
+      const log = RequestLog.entryOf(yield* HttpServerRequest.HttpServerRequest)
+      if (log !== undefined) log.cause = cause
       else yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
       return failure(500, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId)
     })

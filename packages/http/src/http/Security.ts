@@ -23,15 +23,16 @@ import { type Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { Authenticate, CurrentPrincipal, OperatorAuth } from "@convene/api/Security"
 import type { HostConfig } from "../Config.js"
 import { CurrentRoute } from "./RequestContext.js"
-import { RequestLog } from "./RequestLog.js"
+import * as RequestLog from "./RequestLog.js"
 
 /** Who called, for the access line (never the token itself). */
 const noteCaller = (principal: Principal) =>
-  Effect.map(Effect.serviceOption(RequestLog), (log) => {
-    if (Option.isNone(log)) return principal
-    log.value.credentialKind = principal.kind
-    log.value.credentialId = principal.credential_id
-    log.value.workspaceId = principal.workspace_id
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const log = RequestLog.entryOf(request)
+    if (log === undefined) return principal
+    log.credentialKind = principal.kind
+    log.credentialId = principal.credential_id
+    log.workspaceId = principal.workspace_id
     return principal
   })
 
@@ -172,8 +173,8 @@ export const OperatorAuthLive = (config: HostConfig) =>
             if (!crypto.timingSafeEqual(token.value, Redacted.value(config.operatorToken.value))) {
               return yield* Effect.fail(new Unauthenticated({ reason: "unknown", message: "the operator token is not valid" }))
             }
-            const log = yield* Effect.serviceOption(RequestLog)
-            if (Option.isSome(log)) log.value.credentialKind = "operator"
+            const log = RequestLog.entryOf(request)
+            if (log !== undefined) log.credentialKind = "operator"
           })
       }
     })
