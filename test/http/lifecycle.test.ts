@@ -1,12 +1,13 @@
 /**
  * The server's life on a real socket (packages/http/src/Lifecycle.ts): it listens before its store is ready
  * (liveness 200, readiness and the API 503), serves once the store is open, and on shutdown finishes the
- * requests in flight, answers 503 to those still running when the drain time is up, and stops within it.
+ * requests in flight, answers 503 to those still running when the drain time is up, and stops within it. A request
+ * whose client goes away is finished all the same.
  */
-import type { StorePorts } from "@convene/core"
+import { MeetingStore, type StorePorts } from "@convene/core"
 import { ConveneWith, defaultLimits, type HostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
-import { Deferred, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { once } from "node:events"
 import { connect, type Socket } from "node:net"
 import { describe, expect, it } from "vitest"
@@ -55,7 +56,8 @@ const rawRequest = async (port: number) => {
   return {
     send: (text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve())),
     /** Everything the server sent, once it closed the connection. */
-    ended
+    ended,
+    destroy: () => socket.destroy()
   }
 }
 
@@ -176,5 +178,45 @@ describe("draining", () => {
     expect(Date.now() - started).toBeLessThan(2_000)
     const exchanged = await idle.ended
     expect(statusOf(exchanged)).toBe(200)
+  })
+})
+
+describe("clients that go away", () => {
+  it("leave their request to be finished: what it changes is made whole, and its Idempotency-Key replays the answer", async () => {
+    // Interrupting a request when its client leaves would cut a write off half way (and on PostgreSQL make
+    // @effect/sql-pg cancel the running statement through another connection of the pool).
+    const slow = Layer.map(StoreMemory.layer, (context) =>
+      Context.add(context, MeetingStore, {
+        ...Context.get(context, MeetingStore),
+        insert: (meeting) => Effect.zipRight(Effect.sleep("300 millis"), Context.get(context, MeetingStore).insert(meeting))
+      }))
+    const server = await launch(slow)
+    await waitForReady(server.url)
+    try {
+      const { api, token } = await provision(server.url)
+      const body = JSON.stringify({ title: "Left behind" })
+      const leaving = await rawRequest(server.port)
+      await leaving.send([
+        "POST /v1/meetings HTTP/1.1",
+        "host: localhost",
+        `authorization: Bearer ${token}`,
+        "content-type: application/json",
+        "idempotency-key: left-behind",
+        `content-length: ${Buffer.byteLength(body)}`,
+        "",
+        body
+      ].join("\r\n"))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      leaving.destroy()
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      const listed = await api.get("/v1/meetings")
+      expect(listed.body.items.map((meeting: { title: string }) => meeting.title)).toEqual(["Left behind"])
+      const again = await api.post("/v1/meetings", { title: "Left behind" }, { "idempotency-key": "left-behind" })
+      expect(again.status).toBe(201)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect(again.body.id).toBe(listed.body.items[0].id)
+    } finally {
+      await server.stop()
+    }
   })
 })

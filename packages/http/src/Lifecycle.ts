@@ -23,7 +23,7 @@
  * that forked the API's fiber, joined it and logged through `Effect.log`, the gate cost about 190 µs of CPU a
  * request, a third of a GET on the in-memory store: docs/benchmarks.md.)
  */
-import { type HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Crypto } from "@convene/core"
 import {
@@ -72,6 +72,10 @@ interface InFlight {
   readonly started: number
   /** The fiber the platform runs it in, once it has started. */
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** The API has given its answer (the platform is about to write it). */
+  answered: boolean
+  /** The client went away before the answer was written: the request is finished, and its answer dropped. */
+  gone: boolean
 }
 
 /** The mutable state behind the gate (one per server). */
@@ -230,6 +234,11 @@ const writeFailure = (response: ServerResponse, status: 500 | 503, code: string,
 /** The request being served, as the gate registered it (none when the API runs without the gate). */
 const inFlight = new WeakMap<object, InFlight>()
 
+const flightOf = (request: HttpServerRequest.HttpServerRequest): InFlight | undefined => {
+  const source = request.source
+  return typeof source === "object" && source !== null ? inFlight.get(source) : undefined
+}
+
 type OnEnd = (flight: InFlight, fiber: Fiber.RuntimeFiber<unknown, unknown>, exit: Exit.Exit<unknown, unknown>) => void
 
 /**
@@ -241,8 +250,7 @@ type OnEnd = (flight: InFlight, fiber: Fiber.RuntimeFiber<unknown, unknown>, exi
 const registered = (gate: Gate, newId: () => string, onEnd: OnEnd) =>
 <E, R>(handled: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.withFiberRuntime<Response, E, R | HttpServerRequest.HttpServerRequest>((fiber) => {
-    const source = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest).source
-    const flight = typeof source === "object" && source !== null ? inFlight.get(source) : undefined
+    const flight = flightOf(Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest))
     if (flight === undefined) return Effect.interruptible(handled)
     flight.fiber = fiber
     fiber.addObserver((exit) => onEnd(flight, fiber, exit))
@@ -261,23 +269,27 @@ const registered = (gate: Gate, newId: () => string, onEnd: OnEnd) =>
     })
   })
 
-/** The API's answer with its head checked. */
-const checked = (newId: () => string) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(app, (response) => {
-    const problem = headProblem(response)
-    if (problem !== undefined) {
-      return Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-        const entry = RequestLog.entryOf(request)
-        if (entry !== undefined) entry.cause = Cause.die(problem)
-        const requestId = entry?.requestId ?? newId()
-        return HttpServerResponse.unsafeJson(
-          envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
-          { status: 500, headers: { "x-request-id": requestId } }
-        )
-      })
-    }
-    return Effect.succeed(response)
-  })
+/**
+ * The first of the pre-response handlers of every request the gate serves (set once, for all of them): the head
+ * checked, and for a client that went away meanwhile, Node's response ended without a word, so that the platform
+ * writes nothing (it would wait for ever for a write to a closed connection to end). The other pre-response
+ * handlers (X-Request-Id, X-RateLimit-*) come after it and only add headers of their own.
+ */
+const beforeWrite = (newId: () => string): HttpApp.PreResponseHandler => (request, response) => {
+  const flight = flightOf(request)
+  if (flight !== undefined) {
+    flight.answered = true
+    if (flight.gone) flight.response.end()
+  }
+  const problem = headProblem(response)
+  if (problem === undefined) return Effect.succeed(response)
+  if (flight !== undefined) flight.entry.cause = Cause.die(problem)
+  const requestId = flight?.entry.requestId ?? newId()
+  return Effect.succeed(HttpServerResponse.unsafeJson(
+    envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
+    { status: 500, headers: { "x-request-id": requestId } }
+  ))
+}
 
 /**
  * An `HttpServer` that serves nothing itself: the app given to it is what the gate passes requests to, through the
@@ -290,9 +302,9 @@ const apiServer = (gate: Gate, address: HttpServer.Address, newId: () => string,
       Effect.gen(function*() {
         const outer = registered(gate, newId, onEnd)
         gate.handler = yield* NodeHttpServer.makeHandler(
-          checked(newId)(app),
+          app,
           (handled) => outer(middleware === undefined ? handled : middleware(handled))
-        )
+        ).pipe(Effect.locally(HttpApp.currentPreResponseHandlers, Option.some(beforeWrite(newId))))
         gate.phase = "ready"
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
@@ -328,13 +340,11 @@ export const layer = (
       gate.running.delete(flight)
       recordInFlight(-1)
       const { entry, response } = flight
-      if (Exit.isFailure(exit)) {
-        // The client went away: nobody is left to answer, and nothing is counted.
-        if (Cause.isInterruptedOnly(exit.cause)) return
-        // The platform answered a failure of its own (writing the answer) 500 without a body.
-        entry.cause ??= exit.cause
-      }
-      const status = response.statusCode
+      // Interrupted: cut off by the drain (answered 503 already), or its client left while its answer was written.
+      // Otherwise a failure of the platform's own (writing the answer), which it answered 500 without a body.
+      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) entry.cause ??= exit.cause
+      // A client that left before its answer is counted as nginx does: 499, client closed request.
+      const status = flight.gone ? 499 : response.statusCode
       recordRequest(flight.request.method ?? "GET", entry.route, status, (performance.now() - flight.started) / 1000)
       if (options.accessLog || (status >= 500 && entry.cause !== undefined)) writeAccessLine(fiber, flight, status)
     }
@@ -354,11 +364,42 @@ export const layer = (
       // During a drain every answer closes its connection (those in flight when it began are told so by the drain).
       if (gate.phase === "draining") response.setHeader("connection", "close")
       const entry = RequestLog.track(request)
-      const flight: InFlight = { request, response, entry, started: performance.now(), fiber: undefined }
+      const flight: InFlight = {
+        request,
+        response,
+        entry,
+        started: performance.now(),
+        fiber: undefined,
+        answered: false,
+        gone: false
+      }
       inFlight.set(request, flight)
       gate.running.add(flight)
       recordInFlight(1)
+      const listening = response.listenerCount("close")
       handler(request, response)
+      // The platform's handler listens for the response's close to interrupt the request when its client goes away.
+      // Convene finishes such a request instead (a write the client did not wait for is still made whole, and its
+      // Idempotency-Key then replays it), as it did when the gate was an Effect around the API: interrupting a
+      // statement in flight makes @effect/sql-pg cancel it through another connection of the pool, and a burst of
+      // clients leaving (a load balancer's timeout) held every connection, each waiting for a free one, for 5 s.
+      for (const other of response.listeners("close").slice(listening)) {
+        response.removeListener("close", other as () => void)
+      }
+      response.once("close", () => {
+        if (response.writableFinished) return
+        if (!request.complete || response.headersSent) {
+          // Its body will never arrive whole (nothing was done with it yet), or only the writing of the answer is
+          // left (and Node never tells when a write to a closed connection ends): the request is interrupted.
+          flight.fiber?.unsafeInterruptAsFork(FiberId.none)
+        } else if (flight.answered) {
+          // Answered, not written yet: the platform writes nothing for an ended response.
+          response.end()
+          flight.gone = true
+        } else {
+          flight.gone = true
+        }
+      })
     }
     server.on("request", listener)
     yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", listener)))
