@@ -27,7 +27,7 @@ const pglite = sharedLayer(Layer.unwrapScoped(Effect.map(pgliteMigratedDataDir, 
 const server = sharedLayer(Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
 
 runContractSuites("PGlite", pglite)
-runContractSuites("PostgreSQL", server)
+runContractSuites("PostgreSQL", server, true)
 // PGlite's store keeps blobs in its directory (FileBlobStore, in the run above); the database's blob store on PGlite too.
 BlobStoreContract.suite("PgBlobStore on PGlite", PgBlobStore.layer.pipe(Layer.provide(pglite)))
 

@@ -7,8 +7,36 @@ const minute = 60_000
 const window = (n: number) => ({ start: 1_900_000_000_000 + n * minute, length: minute })
 const freshKey = () => `credential:${crypto.randomUUID()}`
 
-export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>) => {
+/** `shared`: whether the store's counters are the other server processes' too (a PostgreSQL server's). */
+export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>, shared = false) => {
   layer(storeLayer)(`RateLimitStore (${name})`, (it) => {
+    it.effect(`says its counters are ${shared ? "" : "not "}shared with other processes`, () =>
+      Effect.map(RateLimitStore, (store) => expect(store.shared).toBe(shared)))
+
+    it.effect("adds blocks of units, and answers the count after each", () =>
+      Effect.gen(function*() {
+        const store = yield* RateLimitStore
+        const key = freshKey()
+        expect(yield* store.hit(key, window(5), 12)).toBe(12)
+        expect(yield* store.hit(key, window(5))).toBe(13)
+        expect(yield* store.hit(key, window(5), 100)).toBe(113)
+        expect(yield* store.hit(key, window(6), 7)).toBe(7)
+      }))
+
+    it.effect("gives racing blocks on one key ranges that do not overlap", () =>
+      Effect.gen(function*() {
+        const store = yield* RateLimitStore
+        const key = freshKey()
+        const tops = yield* Effect.all(
+          Array.from({ length: 20 }, (_, i) => store.hit(key, window(7), 1 + (i % 4))),
+          { concurrency: "unbounded" }
+        )
+        // Each block is (top - units, top]; together they tile 1..total.
+        const blocks = tops.map((top, i) => [top - (1 + (i % 4)), top] as const).sort((a, b) => a[0] - b[0])
+        blocks.forEach(([from], i) => expect(from).toBe(i === 0 ? 0 : blocks[i - 1]![1]))
+        expect(blocks.at(-1)![1]).toBe(Array.from({ length: 20 }, (_, i) => 1 + (i % 4)).reduce((a, b) => a + b, 0))
+      }))
+
     it.effect("counts the hits of a key in a window, one by one", () =>
       Effect.gen(function*() {
         const store = yield* RateLimitStore

@@ -23,7 +23,8 @@ import * as UserStore from "./UserStore.js"
 import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
-export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, unknown>) => {
+/** `sharedCounters`: the store's rate-limit counters are shared by server processes (a PostgreSQL server's). */
+export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, unknown>, sharedCounters = false) => {
   WorkspaceStore.suite(name, layer)
   UserStore.suite(name, layer)
   CredentialStore.suite(name, layer)
@@ -39,6 +40,6 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   SessionStore.suite(name, layer)
   EventLog.suite(name, layer)
   WebhookStore.suite(name, layer)
-  RateLimitStore.suite(name, layer)
+  RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }

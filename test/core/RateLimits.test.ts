@@ -1,10 +1,20 @@
 /**
  * Request budgets in core (RateLimits): fixed windows of one clock minute, the plan's budget per credential, the
- * anonymous budget per address, where the budget stands after each request, and how long a plan is remembered.
+ * anonymous budget per address, where the budget stands after each request, and how long a plan is remembered; on
+ * a counter shared by several processes, units taken in blocks.
  */
-import { RateLimits, type RateLimitState, refusal, UpdateWorkspace, Workspaces } from "@convene/core"
+import {
+  blockOf,
+  RateLimits,
+  type RateLimitState,
+  RateLimitStore,
+  RateLimitStores,
+  refusal,
+  UpdateWorkspace,
+  Workspaces
+} from "@convene/core"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Context, Effect, Layer, TestClock } from "effect"
 import { CoreLive, principalFor } from "./fixtures.js"
 
 const Live = RateLimits.layer.pipe(Layer.provideMerge(CoreLive))
@@ -77,5 +87,94 @@ layer(Live)("RateLimits", (it) => {
       const error = refusal({ limit: 60, remaining: 0, reset: 1, retryAfterSeconds: 12, exceeded: true })
       expect(error).toMatchObject({ _tag: "RateLimited", limit: 60, retry_after_seconds: 12 })
       expect(error.message).toBe("rate limit of 60 requests a minute exceeded; retry after 12 seconds")
+    }))
+})
+
+/**
+ * A counter shared by several processes (as the PostgreSQL store's is): the in-process store's counting, declared
+ * shared, with its calls counted.
+ */
+class StoreCalls extends Context.Tag("test/StoreCalls")<StoreCalls, { count: number }>() {}
+
+const SharedStore = Layer.effectContext(Effect.gen(function*() {
+  const inner = yield* RateLimitStore
+  const calls = { count: 0 }
+  const shared = RateLimitStore.of({
+    shared: true,
+    hit: (key, window, units) => Effect.suspend(() => {
+      calls.count++
+      return inner.hit(key, window, units)
+    })
+  })
+  return Context.make(RateLimitStore, shared).pipe(Context.add(StoreCalls, calls))
+})).pipe(Layer.provide(RateLimitStores.inProcess))
+
+/** Two server processes on one shared counter: each has its own RateLimits. */
+class Other extends Context.Tag("test/OtherProcess")<Other, RateLimits["Type"]>() {}
+
+const SharedLive = Layer.mergeAll(RateLimits.layer, Layer.effect(Other, Effect.provide(RateLimits, RateLimits.layer))).pipe(
+  Layer.provideMerge(SharedStore),
+  Layer.provideMerge(CoreLive)
+)
+
+layer(SharedLive)("RateLimits on a counter shared by several processes", (it) => {
+  it.effect("takes units in blocks of 1% of the budget: 24 requests of an ENTERPRISE credential cost two store calls", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const calls = yield* StoreCalls
+      const { principal } = yield* principalFor({ plan: "ENTERPRISE", kind: "personal_access_token" })
+      yield* at(T + 10 * minute)
+      const before = calls.count
+      const states = yield* takeTimes(limits.take({ _tag: "Credential", principal }), 24)
+      expect(calls.count - before).toBe(2)
+      expect(blockOf(1200)).toBe(12)
+      expect(states.map((state) => state.remaining)).toEqual(Array.from({ length: 24 }, (_, i) => 1200 - i - 1))
+    }))
+
+  it.effect("reserves one block at a time for requests that arrive together", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const calls = yield* StoreCalls
+      const { principal } = yield* principalFor({ plan: "ENTERPRISE", kind: "personal_access_token" })
+      yield* at(T + 11 * minute)
+      const before = calls.count
+      const states = yield* Effect.all(
+        Array.from({ length: 30 }, () => limits.take({ _tag: "Credential", principal })),
+        { concurrency: "unbounded" }
+      )
+      // 30 units in blocks of 12: three reservations, each unit given once.
+      expect(calls.count - before).toBe(3)
+      expect(states.map((state) => state.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 30 }, (_, i) => 1199 - i))
+    }))
+
+  it.effect("never lets two processes together past the budget, and refuses at most a block per process early", () =>
+    Effect.gen(function*() {
+      const [one, two] = [yield* RateLimits, yield* Other]
+      const { principal } = yield* principalFor({ plan: "PRO", kind: "personal_access_token" })
+      yield* at(T + 12 * minute)
+      // PRO: 300 a minute, blocks of 3. The two processes take turns.
+      const subject = { _tag: "Credential", principal } as const
+      let accepted = 0
+      for (let i = 0; i < 200; i++) {
+        for (const limits of [one, two]) if (!(yield* limits.take(subject)).exceeded) accepted++
+      }
+      expect(accepted).toBeLessThanOrEqual(300)
+      expect(accepted).toBeGreaterThanOrEqual(300 - 2 * blockOf(300))
+    }))
+
+  it.effect("asks the store nothing more once a window's budget is spent, and counts again in the next window", () =>
+    Effect.gen(function*() {
+      const limits = yield* RateLimits
+      const calls = yield* StoreCalls
+      const { principal } = yield* principalFor({ plan: "FREE" })
+      yield* at(T + 13 * minute)
+      const take = limits.take({ _tag: "Credential", principal })
+      const states = yield* takeTimes(take, 61)
+      expect(states[60]).toMatchObject({ exceeded: true, remaining: 0 })
+      const before = calls.count
+      expect(yield* takeTimes(take, 20)).toSatisfy((more: ReadonlyArray<RateLimitState>) => more.every((state) => state.exceeded))
+      expect(calls.count).toBe(before)
+      yield* at(T + 14 * minute)
+      expect(yield* take).toMatchObject({ remaining: 59, exceeded: false })
     }))
 })

@@ -66,10 +66,43 @@ export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, 
   return Cause.isEmpty(cause) ? head : `${head}\n${Cause.pretty(cause, { renderErrorCause: true })}`
 })
 
-/** Writes each line to standard output (synchronously for files and pipes, as Node does). */
+/**
+ * Standard output, written once per turn of the event loop: the lines logged meanwhile (an access line per request
+ * answered) go out in one write instead of one system call each. Node writes to files and pipes synchronously, so a
+ * consumer that stops reading holds the server back rather than letting the lines pile up in memory; lines still
+ * waiting when the process exits are written then.
+ */
+class StdoutLines {
+  private pending: Array<string> = []
+  private scheduled = false
+
+  constructor() {
+    process.once("exit", () => this.flush())
+  }
+
+  readonly write = (line: string): void => {
+    this.pending.push(line)
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(this.flush)
+  }
+
+  readonly flush = (): void => {
+    this.scheduled = false
+    if (this.pending.length === 0) return
+    const text = this.pending.join("")
+    this.pending = []
+    process.stdout.write(text)
+  }
+}
+
+let stdout: StdoutLines | undefined
+
+/** Writes each line to standard output (see `StdoutLines`). */
 const toStdout = (logger: Logger.Logger<unknown, string>) =>
   Logger.map(logger, (line) => {
-    process.stdout.write(`${line}\n`)
+    stdout ??= new StdoutLines()
+    stdout.write(`${line}\n`)
   })
 
 /** The logger for a configuration, replacing Effect's default one, with its minimum level. */

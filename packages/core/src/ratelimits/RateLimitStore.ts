@@ -13,10 +13,16 @@ export interface RateLimitWindow {
  */
 export class RateLimitStore extends Context.Tag("@convene/core/RateLimitStore")<RateLimitStore, {
   /**
-   * Atomically adds one to the counter of (key, window) and answers the count after the addition; counters of
-   * earlier windows are never read again and may be dropped. Callers racing on one key each get a distinct count.
+   * Whether other processes count in the same counters (servers sharing one PostgreSQL): RateLimits then takes units
+   * in blocks, so that most requests need no round trip to the store.
    */
-  readonly hit: (key: string, window: RateLimitWindow) => Effect.Effect<number>
+  readonly shared: boolean
+  /**
+   * Atomically adds `units` (one by default) to the counter of (key, window) and answers the count after the
+   * addition; counters of earlier windows are never read again and may be dropped. Callers racing on one key each
+   * get a distinct count.
+   */
+  readonly hit: (key: string, window: RateLimitWindow, units?: number) => Effect.Effect<number>
 }>() {}
 
 /** Above this many keys the in-process store drops the counters of windows that have ended. */
@@ -31,15 +37,16 @@ const pruneAbove = 10_000
 export const inProcess: Layer.Layer<RateLimitStore> = Layer.sync(RateLimitStore, () => {
   const counters = new Map<string, { start: number; count: number }>()
   return RateLimitStore.of({
-    hit: (key, window) =>
+    shared: false,
+    hit: (key, window, units = 1) =>
       Effect.sync(() => {
         const counter = counters.get(key)
-        if (counter !== undefined && counter.start === window.start) return ++counter.count
+        if (counter !== undefined && counter.start === window.start) return counter.count += units
         if (counters.size >= pruneAbove) {
           for (const [other, { start }] of counters) if (start < window.start) counters.delete(other)
         }
-        counters.set(key, { start: window.start, count: 1 })
-        return 1
+        counters.set(key, { start: window.start, count: units })
+        return units
       })
   })
 })

@@ -5,8 +5,15 @@
  * valid credential are counted per client address, with their own budget, so that a flood of guesses is refused
  * as cheaply as an authenticated one. The counters live behind the RateLimitStore port, so servers sharing one
  * PostgreSQL enforce one budget together.
+ *
+ * Where the counters are shared (`RateLimitStore.shared`), a process takes units of a budget in blocks: one store
+ * call adds a block (1% of the budget, at least one unit and at most 100) to the shared count, and the process
+ * hands those units to its next requests one by one, without a round trip each. Units a process reserved and had
+ * no request for when the window ended are counted as spent, so a budget may be refused up to one block per server
+ * process early, never late. Once a window's budget is spent, the rest of the window is refused without asking the
+ * store at all (the count can only grow until the window ends).
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
 import type { Principal } from "../identity/Identity.js"
 import { RateLimited } from "../shared/Errors.js"
 import type { WorkspaceId } from "../shared/Ids.js"
@@ -54,6 +61,24 @@ export interface RateLimitState {
 /** How long a workspace's plan is remembered: a plan change reaches the budgets within this time. */
 export const planCacheMs = 5_000
 
+/** The units one store call reserves of a shared budget of `limit` (1%, at least 1, at most 100). */
+export const blockOf = (limit: number): number => Math.min(100, Math.max(1, Math.floor(limit / 100)))
+
+/** Above this many keys the counts of windows that have ended are forgotten. */
+const pruneAbove = 10_000
+
+/** Where one key's budget stands in this process, in the current window. */
+interface Standing {
+  readonly windowStart: number
+  /** The next unit of the block this process holds, and its last. */
+  next: number
+  last: number
+  /** A block being reserved: the others wait for it instead of reserving their own. */
+  reserving: Deferred.Deferred<void> | undefined
+  /** The window's budget is spent: the rest of the window is refused without asking the store. */
+  spent: boolean
+}
+
 /** The refusal of a request that `state` says is over its budget. */
 export const refusal = (state: RateLimitState): RateLimited =>
   new RateLimited({
@@ -80,6 +105,46 @@ const make = (policy: RateLimitPolicy) =>
       })
     }
 
+    const standings = new Map<string, Standing>()
+
+    const standingOf = (key: string, windowStart: number): Standing => {
+      const known = standings.get(key)
+      if (known !== undefined && known.windowStart === windowStart) return known
+      if (standings.size >= pruneAbove) {
+        for (const [other, standing] of standings) if (standing.windowStart < windowStart) standings.delete(other)
+      }
+      const fresh: Standing = { windowStart, next: 1, last: 0, reserving: undefined, spent: false }
+      standings.set(key, fresh)
+      return fresh
+    }
+
+    /**
+     * The number of this request's unit in the window: straight from the store, or, where the store is shared, the
+     * next unit of the block this process holds (reserving a block when it has none left; one reservation at a time
+     * per key, the other requests waiting for it). A reservation always completes, so none waits for ever.
+     */
+    const unitOf = (key: string, window: { readonly start: number; readonly length: number }, limit: number): Effect.Effect<number> => {
+      if (!store.shared) return store.hit(key, window)
+      const standing = standingOf(key, window.start)
+      if (standing.next <= standing.last) return Effect.succeed(standing.next++)
+      if (standing.reserving !== undefined) {
+        return Effect.zipRight(Deferred.await(standing.reserving), Effect.suspend(() => unitOf(key, window, limit)))
+      }
+      const reserving = Deferred.unsafeMake<void>(FiberId.none)
+      standing.reserving = reserving
+      const units = blockOf(limit)
+      return Effect.uninterruptible(
+        Effect.map(store.hit(key, window, units), (total) => {
+          standing.next = total - units + 1
+          standing.last = total
+          return standing.next++
+        }).pipe(Effect.ensuring(Effect.suspend(() => {
+          standing.reserving = undefined
+          return Deferred.succeed(reserving, undefined)
+        })))
+      )
+    }
+
     /** Takes one unit of the subject's budget for this request and answers where the budget stands. */
     const take = fn("RateLimits.take")(function*(subject: RateLimitSubject) {
       const at = yield* Clock.currentTimeMillis
@@ -88,7 +153,11 @@ const make = (policy: RateLimitPolicy) =>
       const [key, limit] = subject._tag === "Credential"
         ? [`credential:${subject.principal.credential_id}`, policy.perPlan[yield* planOf(subject.principal.workspace_id, at)]]
         : [`address:${subject.address}`, policy.anonymous]
-      const count = yield* store.hit(key, { start, length: policy.windowMs })
+      const standing = standings.get(key)
+      const count = standing !== undefined && standing.windowStart === start && standing.spent
+        ? limit + 1
+        : yield* unitOf(key, { start, length: policy.windowMs }, limit)
+      if (count > limit) standingOf(key, start).spent = true
       const state: RateLimitState = {
         limit,
         remaining: Math.max(0, limit - count),
