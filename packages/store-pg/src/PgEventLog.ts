@@ -8,7 +8,9 @@
  * lower one of the workspace is visible. (The xmin rule of many outboxes, reading only events whose transaction
  * is older than every running one, is not enough with one-number positions: a transaction that took its id
  * early but appends late can still commit an event below one already read.) The lock is held from the append
- * to the end of the transaction; core records events last in a unit of work, so that is short.
+ * to the end of the transaction; core records events last in a unit of work, so that is short. The lock and the
+ * insert are one statement: the row to insert is selected from the lock's result, so its position is drawn only
+ * once the lock is held.
  */
 import { DomainEvent, EventLog, LoggedEvent, trusted } from "@convene/core"
 import { SqlClient, type SqlError } from "@effect/sql"
@@ -45,11 +47,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof EventLog>, never, Sq
     append: (event) =>
       Effect.gen(function*() {
         const row = yield* encode(event)
-        yield* sql`SELECT pg_advisory_xact_lock(${lockSpace}, hashtext(${row.workspace_id}))`
         yield* sql`
+          WITH locked AS (SELECT pg_advisory_xact_lock(${lockSpace}, hashtext(${row.workspace_id})))
           INSERT INTO events (id, workspace_id, type, actor_user_id, occurred_at, data)
-          VALUES (${row.id}, ${row.workspace_id}, ${row.type}, ${row.actor_user_id}, ${row.occurred_at},
-            ${JSON.stringify(row.data)}::jsonb)`
+          SELECT ${row.id}::uuid, ${row.workspace_id}::uuid, ${row.type}, ${row.actor_user_id}::uuid,
+            ${row.occurred_at}::timestamptz, ${JSON.stringify(row.data)}::jsonb
+          FROM locked`
       }).pipe(orDie),
 
     after: (workspaceId, position, limit) =>

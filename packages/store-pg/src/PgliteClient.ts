@@ -44,7 +44,22 @@ export interface PgliteClientConfig {
    * `inline`: on the calling thread.
    */
   readonly thread?: "worker" | "inline" | undefined
+  /**
+   * PostgreSQL's `shared_buffers` (its own page cache; the operating system caches the files as well): 16MB by default,
+   * not PostgreSQL's 128MB, which PGlite keeps resident in the process once touched.
+   */
+  readonly sharedBuffers?: string | undefined
 }
+
+/**
+ * How PGlite starts PostgreSQL for an embedded cluster: its own parameters, and a smaller page cache than a server's
+ * (see `sharedBuffers`), given on the command line so that the cluster's postgresql.conf is left as it is.
+ */
+export const startParamsOf = (config: Pick<PgliteClientConfig, "sharedBuffers">): Array<string> => [
+  ...PGlite.defaultStartParams,
+  "-c",
+  `shared_buffers=${config.sharedBuffers ?? "16MB"}`
+]
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 
@@ -73,8 +88,8 @@ interface Session {
 
 const statementError = (cause: unknown) => new SqlError.SqlError({ cause, message: "Failed to execute statement" })
 
-const inlineSession = async (dataDir: string): Promise<Session> => {
-  const db = await PGlite.create({ dataDir })
+const inlineSession = async (dataDir: string, startParams: Array<string>): Promise<Session> => {
+  const db = await PGlite.create({ dataDir, startParams })
   return {
     query: (sql, params, rowMode) =>
       db.query<object>(sql, params as Array<unknown>, rowMode === undefined ? undefined : { rowMode }),
@@ -105,13 +120,13 @@ const rebuildError = ({ fields, message, name, stack }: PgliteWorker.SerializedE
  * Starts PGlite's worker thread on `dataDir` and answers its session once PGlite is open; fails with the worker's
  * error if PGlite cannot open the directory or the worker cannot start.
  */
-const workerSession = (dataDir: string): Promise<Session> =>
+const workerSession = (dataDir: string, startParams: Array<string>): Promise<Session> =>
   new Promise<Session>((resolveStart, rejectStart) => {
     const script = workerScript()
     if (!Fs.existsSync(script)) {
       return rejectStart(new Error(`PGlite's worker script is missing: ${fileURLToPath(script)} (run \`pnpm build\`)`))
     }
-    const workerData: PgliteWorker.WorkerData = { pgliteWorker: true, dataDir }
+    const workerData: PgliteWorker.WorkerData = { pgliteWorker: true, dataDir, startParams }
     // Not the process's own flags (a worker refuses some, such as --input-type): PGlite needs none.
     const execArgv = process.execArgv.filter((flag) => flag === "--enable-source-maps")
     const worker = new Worker(script, { workerData, execArgv })
@@ -212,7 +227,10 @@ export const make = (
     yield* DataDirectoryLock.acquire(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => thread === "worker" ? workerSession(dataDir) : inlineSession(dataDir),
+        try: () => {
+          const startParams = startParamsOf(config)
+          return thread === "worker" ? workerSession(dataDir, startParams) : inlineSession(dataDir, startParams)
+        },
         catch: (cause) => new SqlError.SqlError({ cause, message: `PgliteClient: cannot open ${dataDir}` })
       }),
       (db) => Effect.promise(() => db.close().catch(() => undefined))

@@ -66,6 +66,8 @@ export interface WorkerData {
   readonly pgliteWorker: true
   /** An absolute path, locked by the main thread. */
   readonly dataDir: string
+  /** How PGlite starts PostgreSQL (its command line). */
+  readonly startParams: ReadonlyArray<string>
 }
 
 const isWorkerData = (data: unknown): data is WorkerData =>
@@ -97,7 +99,7 @@ const endsTransaction = /^\s*(COMMIT|ROLLBACK|END|ABORT)\s*;?\s*$/i
 const serve = async (port: MessagePort, data: WorkerData) => {
   let db: PGlite
   try {
-    db = await PGlite.create({ dataDir: data.dataDir })
+    db = await PGlite.create({ dataDir: data.dataDir, startParams: [...data.startParams] })
   } catch (error) {
     port.postMessage({ id: READY, ok: false, error: serializeError(error) } satisfies Reply)
     return
