@@ -58,7 +58,9 @@ a request that failed releases its key; a claim left by a crashed request frees 
 idempotent request too): per minute, FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200 (the workspace's plan; a plan
 change applies within 5 seconds). Requests that present no valid credential are counted per client address, 300 a
 minute. The budget is counted in windows of one clock minute (it is whole again when the minute turns) and shared by
-every server process of the installation. Every response of a /v1 path that takes a bearer token carries
+every server process of the installation; where several processes share it, each takes units in blocks of 1% of the
+budget (at most 100), and units a process reserved but did not use by the minute's end count as spent, so a budget
+may run out up to one block per process early, never late. Every response of a /v1 path that takes a bearer token carries
 \`X-RateLimit-Limit\` (the budget), \`X-RateLimit-Remaining\` (units left in this minute) and \`X-RateLimit-Reset\`
 (when the minute ends, in seconds since the epoch); but for a body refused by its Content-Length (413), which is
 answered before the credential is read. Over budget: 429 with the compact body \`{code: "rate_limit_exceeded",

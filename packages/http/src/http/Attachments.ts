@@ -8,7 +8,8 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Attachments } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"
-import { RangeNotSatisfiable } from "@convene/api/Attachments"
+import { AttachmentsApi, RangeNotSatisfiable } from "@convene/api/Attachments"
+import { encoded } from "./Encoded.js"
 import { asCaller } from "./Security.js"
 import { streamUpload } from "./Uploads.js"
 
@@ -70,13 +71,18 @@ const openUpload = Effect.map(streamUpload, (upload) => ({
   content: upload.content
 }))
 
+const answers = {
+  list: encoded(AttachmentsApi, "list"),
+  get: encoded(AttachmentsApi, "get")
+}
+
 export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handlers) =>
   Effect.gen(function*() {
     const attachments = yield* Attachments
     return handlers
-      .handle("list", asCaller((principal, { path, urlParams }) => attachments.list(principal, path.id, urlParams)))
+      .handle("list", asCaller((principal, { path, urlParams }) => Effect.map(attachments.list(principal, path.id, urlParams), answers.list)))
       .handle("upload", asCaller((principal, { path }) => Effect.scoped(attachments.upload(principal, path.id, openUpload))))
-      .handle("get", asCaller((principal, { path }) => attachments.get(principal, path.id, path.attachment_id)))
+      .handle("get", asCaller((principal, { path }) => Effect.map(attachments.get(principal, path.id, path.attachment_id), answers.get)))
       .handle("delete", asCaller((principal, { path }) => attachments.delete(principal, path.id, path.attachment_id)))
       .handle("download", asCaller((principal, { path }) =>
         Effect.gen(function*() {
