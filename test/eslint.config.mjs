@@ -23,6 +23,29 @@ export default tseslint.config(
     }
   },
   {
+    // The packages' sources import @effect/platform, platform-node, experimental and sql by module, not through their
+    // index: an index loads every module of its package, and @effect/platform's holds the Scalar and Swagger UI
+    // bundles as strings, about 20 MB of heap a server never uses (it serves its own; docs/benchmarks.md).
+    files: ["packages/*/src/**/*.ts"],
+    ignores: ["packages/core/src/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: [
+          { name: "@effect/schema", message: "Use `import { Schema } from \"effect\"`." },
+          ...["@effect/platform", "@effect/platform-node", "@effect/experimental", "@effect/sql", "@effect/sql-pg"].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: `Import the module: \`import * as HttpApiBuilder from "${name}/HttpApiBuilder"\` (the index loads every module).`
+          }))
+        ],
+        patterns: [
+          { group: ["@effect/schema/*"], message: "Use `import { Schema } from \"effect\"`." },
+          { group: ["effect/*"], message: "One import style: `import { Effect, Layer, Schema } from \"effect\"`." }
+        ]
+      }]
+    }
+  },
+  {
     // Tests build values through the real constructors and schemas, never by casting past the types.
     files: ["test/**/*.ts", "packages/*/test/**/*.ts", "examples/**/*.ts"],
     rules: {

@@ -5,7 +5,8 @@
  *   operator token (/operator/v1/openapi.json);
  * and `Api`, both together: what the server serves and what HttpApiClient.make takes.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ActionItemsApi } from "./ActionItems.js"
 import { AgendaItemsApi } from "./AgendaItems.js"
 import { AttachmentsApi } from "./Attachments.js"

@@ -1,5 +1,10 @@
 /** The meeting attachments group: files kept on a meeting byte for byte as uploaded. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpApp, HttpServerResponse, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Attachment, AttachmentId, MeetingId, Pagination } from "@convene/core"
 import { Effect, FiberRef, ParseResult, Schema } from "effect"
 import { Envelope, envelope, Forbidden, Missing } from "./Errors.js"

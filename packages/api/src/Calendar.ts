@@ -1,5 +1,7 @@
 /** The calendar group: the caller's meetings in a time window, as calendar events. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { CalendarDirection, CalendarEvent, CalendarEventId, CalendarRules, Pagination, Timestamp } from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing } from "./Errors.js"

@@ -1,5 +1,8 @@
 /** The meeting context group: uploads normalised to text and PII-scrubbed, for the meeting's AI prompts. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ContextItem, ContextItemId, ContextKind, MeetingId, Pagination } from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing } from "./Errors.js"

@@ -4,7 +4,9 @@
  * Handlers fail with the core's domain errors; these schemas encode them, reading the request id of the
  * request being served, and add the headers a status calls for (WWW-Authenticate, Retry-After).
  */
-import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Conflict,
   EndpointCapExceeded,

@@ -3,7 +3,8 @@
  * failures it can cause and the `Idempotent` annotation that the host's idempotency middleware acts on
  * (http/Idempotency.ts). An endpoint without it ignores the header.
  */
-import { type HttpApiEndpoint, type HttpMethod } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
 import { Context, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse } from "./Errors.js"
 

@@ -3,7 +3,10 @@
  * CONVENE_OPERATOR_TOKEN. Workspaces, their users, tokens and API keys: create, list, read, change, revoke and
  * delete them. The rules are core's (Workspaces, Users, Tokens); this is the contract.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   CreateApiKey,
   CreatedClient,

@@ -1,5 +1,7 @@
 /** The two credentials the host accepts: first-party bearer tokens on /v1, and the operator token on /operator. */
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import type { Principal } from "@convene/core"
 import { Context, Schema } from "effect"
 import { Missing, RateLimitExceeded, Unauthorized } from "./Errors.js"

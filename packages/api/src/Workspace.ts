@@ -1,5 +1,8 @@
 /** The workspace administration group: the workspace's settings, its members and its API keys. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ApiKeyView, ChangeMemberRole, CredentialId, Member, Pagination, UpdateWorkspaceSettings, UserId, Workspace } from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing, StateConflict } from "./Errors.js"

@@ -9,7 +9,10 @@
  * anything is sent (exit 2). The envelope is read from the body the error was decoded from: the contract's
  * error classes keep the message but not the `code` or the `request_id`.
  */
-import { FetchHttpClient, HttpClient, HttpClientError, type HttpClientResponse } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Operator } from "@convene/client"
 import { Effect, Layer, Option, ParseResult, type Redacted, Ref } from "effect"
 import { Connection } from "./Connection.js"

@@ -1,5 +1,7 @@
 /** What every Convene client takes: where the server answers and the bearer token it sends. */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, type Redacted } from "effect"
 
 export interface ClientOptions {

@@ -4,7 +4,9 @@
  * Effect that succeeds with the decoded body and fails with the domain error of the status (`NotFound`,
  * `Conflict`, `InsufficientScope`, ... from @convene/core), an `HttpClientError` or a `ParseError`.
  */
-import { type HttpApi, HttpApiClient, type HttpClient } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { PublicApi } from "@convene/api/Api"
 import { Config, type ConfigError, Context, Effect, Layer } from "effect"
 import { buildOverFetch, type ClientOptions, type FetchClientOptions, httpApiClientOptions } from "./ClientOptions.js"

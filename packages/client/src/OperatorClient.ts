@@ -2,7 +2,9 @@
  * The operator API (`/operator/v1`: provisioning workspaces, users, tokens and API keys) as a typed client, for
  * the operator token (`CONVENE_OPERATOR_TOKEN` on the server): a property `operator` with a method per operation.
  */
-import { type HttpApi, HttpApiClient, type HttpClient } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { OperatorDocumentApi } from "@convene/api/Api"
 import { Config, type ConfigError, Context, Effect, Layer } from "effect"
 import { buildOverFetch, type ClientOptions, type FetchClientOptions, httpApiClientOptions } from "./ClientOptions.js"

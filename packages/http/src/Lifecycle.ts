@@ -23,8 +23,11 @@
  * that forked the API's fiber, joined it and logged through `Effect.log`, the gate cost about 190 µs of CPU a
  * request, a third of a GET on the in-memory store: docs/benchmarks.md.)
  */
-import { HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Crypto } from "@convene/core"
 import {
   Cause,

@@ -11,7 +11,7 @@
  * - `runServer()`: exactly that, for a process entry point.
  */
 import type { Teardown } from "@effect/platform/Runtime"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { DataDirectoryLock } from "@convene/store-pg"
 import { NodeSecretBox } from "@convene/node"
 import { Config, ConfigError, Console, Effect, Exit, Layer, Option, Redacted } from "effect"

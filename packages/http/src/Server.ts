@@ -2,8 +2,11 @@
  * The composition root: the HTTP contract served by its handlers over the core services, on a chosen store
  * adapter, on Node's HTTP server.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import {
   Attachments,
   ContextPreparation,

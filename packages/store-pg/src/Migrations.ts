@@ -15,7 +15,9 @@
  * any of it behind, so a cascade forgotten in core fails loudly here instead of being done silently.
  */
 import { foldCase } from "@convene/core"
-import { Migrator, SqlClient, type SqlError } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
 /** The table that records which migrations ran. */

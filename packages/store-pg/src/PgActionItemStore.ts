@@ -1,6 +1,6 @@
 /** ActionItemStore on PostgreSQL: the `action_items` table (due_date a `date`, read back as YYYY-MM-DD). */
 import { ActionItem, ActionItemStore } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { type Context, Effect, Layer } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

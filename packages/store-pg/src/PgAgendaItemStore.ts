@@ -4,7 +4,8 @@
  * value; it is answered in normalised form.
  */
 import { AgendaItemId, AgendaItemRow, AgendaItemStore, MeetingId, normalizeSequence, Sequence, WorkspaceId } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -1,6 +1,6 @@
 /** AttachmentStore on PostgreSQL: `attachments` (the bytes are in a BlobStore). */
 import { AttachmentRow, AttachmentStore } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { type Context, Effect, Layer } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -5,7 +5,8 @@
  * first's row lock, then finds the item closed and changes nothing.
  */
 import { BacklogItemId, BacklogItemRow, BacklogItemStore } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

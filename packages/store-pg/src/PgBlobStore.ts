@@ -10,7 +10,7 @@
  * `keysCreatedBefore` lists like any other (the sweep deletes it, since no record points at it).
  */
 import { BlobStore } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { type Context, DateTime, Effect, Exit, Layer, Option, Stream } from "effect"
 import { orDie } from "./internal/sql.js"
 

@@ -3,7 +3,8 @@
  * select every column but the text; the text is read alone (ContextStore.text).
  */
 import { ContextItemId, ContextItemRow, ContextStore, WorkspaceId } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -1,6 +1,9 @@
 /** CredentialStore on PostgreSQL: the `credentials` table, token_hash unique. */
 import { Credential, type CredentialFilter, CredentialId, CredentialStore, UserId } from "@convene/core"
-import { SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 import { joinedUser, UserRecord } from "./PgUserStore.js"

@@ -13,7 +13,8 @@
  * once the lock is held.
  */
 import { DomainEvent, EventLog, LoggedEvent, trusted } from "@convene/core"
-import { SqlClient, type SqlError } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { orDie, rowOf } from "./internal/sql.js"
 

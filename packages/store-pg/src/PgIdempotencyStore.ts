@@ -3,7 +3,8 @@
  * upsert that only takes over an expired record, so of two racing claims exactly one is Started.
  */
 import { IdempotencyRecord, IdempotencyStore, StoredResponse, trusted } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
 import { DbTimestamp, orDie } from "./internal/sql.js"
 

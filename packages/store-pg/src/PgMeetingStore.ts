@@ -15,7 +15,9 @@ import {
   UserId,
   WorkspaceId
 } from "@convene/core"
-import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
 import { countsOf, orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -4,7 +4,9 @@
  * code and revoking a grant are one conditional UPDATE each, so of racing callers exactly one changes the row.
  */
 import { AuthorizationCode, CredentialId, Grant, GrantId, OAuthClient, OAuthStore, SigningKey } from "@convene/core"
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as SqlError from "@effect/sql/SqlError"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { orDie, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 

@@ -13,7 +13,7 @@
  * need no statement here at all.
  */
 import { RateLimitStore, type RateLimitWindow, Span } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Deferred, Effect, Exit, Layer } from "effect"
 import { orDie } from "./internal/sql.js"
 

@@ -8,7 +8,8 @@
  * other's rows, so each would find room under the limit.)
  */
 import { Session, SessionStore, Span } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { orDie, rowOf, uniqueWrite } from "./internal/sql.js"
 import { joinedUser, UserRecord } from "./PgUserStore.js"

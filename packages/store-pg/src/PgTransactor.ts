@@ -8,7 +8,7 @@
  * to `attempts` times in all, after a short random pause. (A savepoint cannot: its transaction is aborted with it.)
  */
 import { Span, Transactor } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Cause, type Context, Effect, Layer, Option, Random } from "effect"
 import { isSqlError } from "./internal/sql.js"
 

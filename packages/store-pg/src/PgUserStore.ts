@@ -1,6 +1,7 @@
 /** UserStore on PostgreSQL: the `users` table, e-mail unique (core keeps addresses normalised). */
 import { User, UserId, UserStore, WorkspaceId } from "@convene/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { countsOf, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 

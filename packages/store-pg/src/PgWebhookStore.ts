@@ -16,7 +16,8 @@ import {
   WebhookEndpoint,
   WebhookStore
 } from "@convene/core"
-import { SqlClient, type SqlError } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -1,6 +1,6 @@
 /** WorkspaceStore on PostgreSQL: the `workspaces` table and the `workspace_usage` counters. */
 import { Workspace, WorkspaceStore } from "@convene/core"
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { type Context, Effect, Layer } from "effect"
 import { orDie, page, recordTable, rowOf } from "./internal/sql.js"
 

@@ -24,8 +24,10 @@
  */
 import type { Results } from "@electric-sql/pglite"
 import { PGlite } from "@electric-sql/pglite"
-import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlError from "@effect/sql/SqlError"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, type Scope, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -33,7 +35,7 @@ import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import * as DataDirectoryLock from "./DataDirectoryLock.js"
 import type * as PgliteWorker from "./PgliteWorker.js"
-import { Reactivity } from "@effect/experimental"
+import * as Reactivity from "@effect/experimental/Reactivity"
 
 /** Where PGlite keeps its files, and on which thread it runs. */
 export interface PgliteClientConfig {

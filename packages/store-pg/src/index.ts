@@ -10,7 +10,7 @@
  */
 import { type BlobStore, type RateLimitStore, RateLimitStores, type StorePorts } from "@convene/core"
 import type { SqlClient, SqlError } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, type ConfigError, Effect, Layer, type Redacted } from "effect"
 import * as Path from "node:path"
 import type { DataDirectoryError, DataDirectoryLocked } from "./DataDirectoryLock.js"

@@ -13,8 +13,8 @@
  * keep their own bounds well inside the cap besides (NodeTextExtractor: 16 MiB of DOCX XML, ~800 MB to read).
  */
 import { ContextPreparation } from "@convene/core"
-import { Worker } from "@effect/platform"
-import { NodeWorker } from "@effect/platform-node"
+import * as Worker from "@effect/platform/Worker"
+import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import { Duration, Effect, Layer, Scope } from "effect"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"

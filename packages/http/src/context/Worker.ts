@@ -6,8 +6,9 @@
  */
 import { prepare } from "@convene/core"
 import { NodeTextExtractor } from "@convene/node"
-import { WorkerRunner } from "@effect/platform"
-import { NodeRuntime, NodeWorkerRunner } from "@effect/platform-node"
+import * as WorkerRunner from "@effect/platform/WorkerRunner"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
 import { Layer } from "effect"
 import { PrepareContext } from "./Protocol.js"
 

@@ -4,7 +4,9 @@
  * response, as the whole file or one byte range (`rangeOf`), with the file name in `Content-Disposition`
  * (`contentDisposition`). What the API promises is in api/Attachments.ts (the OpenAPI descriptions).
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Attachments } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"

@@ -11,14 +11,12 @@
  * UTF-8) fails its reader with `BodyRejected`, which the platform's payload decoder meets only after the
  * endpoint authenticated the caller.
  */
-import {
-  type Headers,
-  HttpIncomingMessage,
-  type HttpServerError,
-  HttpServerRequest,
-  UrlParams
-} from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
+import type * as Headers from "@effect/platform/Headers"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as ContentType from "content-type"
 import { Data, Effect, Either, Inspectable, Stream } from "effect"
 import { BodyRejected, type ReadBody } from "./RequestContext.js"

@@ -9,7 +9,8 @@
  *   cookie is SameSite=Strict and HttpOnly, so another site can neither send nor read it), compared in constant
  *   time; and a POST whose Origin header names another origin is refused outright.
  */
-import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Crypto, type LiveSession, sessionPolicy, type Sessions } from "@convene/core"
 import { Effect, Encoding, Option } from "effect"
 import { type HostConfig, identityOf } from "../Config.js"

@@ -12,7 +12,10 @@
  * Every form post must be this site's own (Browser.isOwnForm), or it is refused with 403; a body that is not a
  * form is 415, one over 64 KiB 413 (with the connection closed), as on the API.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   AuthorizationServer,
   type AuthorizeOutcome,

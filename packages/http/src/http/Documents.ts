@@ -10,7 +10,10 @@
  * - the operator API's own OpenAPI document, behind the operator token like every operator path (401 without
  *   it, 404 when the operator API is off).
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { type Crypto, NotFound } from "@convene/core"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"

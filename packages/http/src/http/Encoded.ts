@@ -7,7 +7,10 @@
  * handler cannot answer with another endpoint's shape; an endpoint whose success is not one JSON schema is left to
  * the platform (the value is returned as it is).
  */
-import { type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { Encode } from "@convene/core"
 
 /** The success value of endpoint `Name` of `Group`. */

@@ -9,8 +9,11 @@
  * A stream's access log line is written when it opens, with status 200 and the time it took to open: the gate
  * (Lifecycle.ts) writes it once the app has answered, and for a stream that is when its head is about to be sent.
  */
-import { Cookies, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as Cookies from "@effect/platform/Cookies"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { type DomainEvent, EventEnvelope, EventFeed, type Principal } from "@convene/core"
 import { Context, type Duration, Effect, Layer, Metric, Option, Runtime, Schedule, Schema } from "effect"
 import type { ServerResponse } from "node:http"

@@ -7,7 +7,12 @@
  *   become the core's ValidationError in the API's words, and a defect is logged and answered 500 without
  *   internals.
  */
-import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@convene/core"
 import * as Idempotency from "./Idempotency.js"
 import { Cause, Chunk, Effect, Either, FiberRef, Option } from "effect"

@@ -11,7 +11,9 @@
  *   releases the key.
  * Requests without the header, and endpoints that do not honour it, pass straight through.
  */
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import {
   Authentication,
   Idempotency,

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Authentication, Tokens, Users } from "@convene/core"
 import { Effect, Option } from "effect"
 import { Api } from "@convene/api/Api"

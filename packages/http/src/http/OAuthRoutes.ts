@@ -10,7 +10,10 @@
  *   GET/PUT/DELETE /v1/oauth/register/{client_id} with the registration access token.
  * Every answer that carries a token or a secret is `Cache-Control: no-store`.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { AuthorizationServer, Clients, OAuthError, Sessions, SigningKeys } from "@convene/core"
 import { Effect, Option } from "effect"
 import type { HostConfig } from "../Config.js"

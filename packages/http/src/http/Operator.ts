@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Clients, SigningKeys, Tokens, Users, UserView, Workspaces } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"

@@ -7,7 +7,11 @@
  * table is built from the same contract (HttpApi.reflect) and matched with the same matcher the router uses
  * (find-my-way-ts, re-exported by @effect/platform), configured as strictly as the router is (`routerConfig`).
  */
-import { HttpApi, HttpApiSchema, type HttpApiEndpoint, HttpLayerRouter, type HttpMethod } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
 import { Context, Option } from "effect"
 import { Api } from "@convene/api/Api"
 import { Idempotent } from "@convene/api/Idempotency"

@@ -2,7 +2,9 @@
  * The credentials the host accepts: first-party bearer tokens on /v1 (the core's Authentication decides),
  * and the operator token on /operator (compared in constant time). `asCaller` gives handlers the principal.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   Authentication,
   CredentialId,

@@ -32,8 +32,10 @@
  * The body is read one piece at a time, only as fast as the consumer takes the file's bytes (the request is
  * never read ahead), and parsed by MultipartParser.ts (why not the platform's Multipart: see there).
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ValidationError } from "@convene/core"
 import { BodyTooLarge, MalformedBody, MediaTypeUnsupported } from "@convene/api/Errors"
 import * as ContentType from "content-type"

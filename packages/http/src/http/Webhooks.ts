@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { DeliveryWorker, Webhooks } from "@convene/core"
 import { type Duration, Effect, Fiber, Layer, Ref, Schedule } from "effect"
 import { Api } from "@convene/api/Api"

@@ -1,7 +1,10 @@
 /** Helpers shared by the store modules: rows of domain records, error mapping at the adapter edge, pages. */
 import type { Pagination } from "@convene/core"
 import { DuplicateKey, Timestamp, trusted, WorkspaceId } from "@convene/core"
-import { type SqlClient, SqlError, SqlSchema, type Statement } from "@effect/sql"
+import * as SqlError from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import { Effect, Option, type ParseResult, Schema, SchemaAST } from "effect"
 
 /** A `timestamptz` column: the drivers read it as a `Date` and accept a `Date` as parameter. */
