@@ -54,9 +54,11 @@ try {
   await waitReady(url, child, () => "")
   const call = caller(url)
   const { token } = await provision(call, OPERATOR, ["meetings:read", "meetings:write", "action-items:read", "action-items:write"])
+  // 120 meetings, as the bench makes (list-meetings reads 100 of them).
   let first
   for (let i = 0; i < 120; i++) {
-    first ??= await call("POST", "/v1/meetings", token, { title: `Meeting ${i}`, start_time: "2026-12-01T09:00:00Z" })
+    const meeting = await call("POST", "/v1/meetings", token, { title: `Meeting ${i}`, start_time: "2026-12-01T09:00:00Z" })
+    first ??= meeting
   }
   const auth = { authorization: `Bearer ${token}` }
   const requests = {

@@ -80,7 +80,9 @@ describe("SIGTERM", () => {
     // and is shown in "starting" below.
     const scope = Effect.runSync(Scope.make())
     const dataDir = await Effect.runPromise(Scope.extend(pgliteMigratedDataDir, scope))
-    const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "5000" })
+    // The drain time leaves room for a loaded CI machine: 40 meetings created on PGlite take about a second here
+    // alone, five with the rest of the suite running beside it.
+    const server = await startServerProcess({ CONVENE_DATA_DIR: dataDir, CONVENE_SHUTDOWN_TIMEOUT_MS: "20000" })
     try {
       const { token } = await provision(server.url)
       const body = JSON.stringify({ title: "In flight" })
@@ -97,7 +99,7 @@ describe("SIGTERM", () => {
       expect(statuses.filter((status) => status === 201).length).toBeGreaterThan(0)
       const [code] = await once(server.child, "exit")
       expect(code).toBe(0)
-      expect(Date.now() - signalled).toBeLessThan(5_000 + 3_000)
+      expect(Date.now() - signalled).toBeLessThan(20_000 + 3_000)
       expect(server.output()).toContain("drained")
       expect(Fs.existsSync(Path.join(dataDir, "convene.lock"))).toBe(false)
     } finally {
