@@ -24,7 +24,8 @@ const migrations = [
   "0009_attachments",
   "0010_context",
   "0011_rate_limits",
-  "0012_sign_in_attempts"
+  "0012_sign_in_attempts",
+  "0013_partner_apps"
 ]
 
 const scope = Effect.runSync(Scope.make())

@@ -16,6 +16,7 @@ import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
+import * as PartnerStore from "./PartnerStore.js"
 import * as RateLimitStore from "./RateLimitStore.js"
 import * as SessionStore from "./SessionStore.js"
 import * as Transactor from "./Transactor.js"
@@ -40,6 +41,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   SessionStore.suite(name, layer)
   EventLog.suite(name, layer)
   WebhookStore.suite(name, layer)
+  PartnerStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }

@@ -38,24 +38,8 @@ import {
   Workspaces
 } from "@convene/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { DateTime, Effect, Exit, Redacted, Tracer } from "effect"
-import { CoreLive, freshEmail, principalFor } from "./fixtures.js"
-
-/** Runs `effect` under a tracer that records the names of the spans it opens, in order. */
-const spansOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const names: Array<string> = []
-    const native = yield* Effect.tracer
-    const recording = Tracer.make({
-      span: (name, parent, context, links, startTime, kind, options) => {
-        names.push(name)
-        return native.span(name, parent, context, links, startTime, kind, options)
-      },
-      context: native.context
-    })
-    const exit = yield* Effect.exit(Effect.withTracer(effect, recording))
-    return { names, exit }
-  })
+import { DateTime, Effect, Exit, Redacted } from "effect"
+import { CoreLive, freshEmail, principalFor, spansOf } from "./fixtures.js"
 
 const expectSpan = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {

@@ -18,7 +18,7 @@ import {
 } from "@convene/core"
 import { NodeCrypto } from "@convene/node"
 import * as StoreMemory from "@convene/store-memory"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Tracer } from "effect"
 
 /**
  * The core over `store` (every storage port) and node:crypto, with the ports exposed too so that tests can
@@ -78,3 +78,19 @@ export const apiKeyFor = (workspaceId: WorkspaceId) =>
     const key = yield* (yield* Tokens).issueApiKey(workspaceId, CreateApiKey.make({ name: "CI" }))
     return yield* (yield* Authentication).authenticate(Redacted.make(key.key))
   }).pipe(Effect.orDie)
+
+/** Runs `effect` under a tracer that records the names of the spans it opens, in order, with how it ended. */
+export const spansOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const names: Array<string> = []
+    const native = yield* Effect.tracer
+    const recording = Tracer.make({
+      span: (name, parent, context, links, startTime, kind, options) => {
+        names.push(name)
+        return native.span(name, parent, context, links, startTime, kind, options)
+      },
+      context: native.context
+    })
+    const exit = yield* Effect.exit(Effect.withTracer(effect, recording))
+    return { names, exit }
+  })

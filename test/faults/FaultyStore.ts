@@ -25,6 +25,7 @@ import {
   EventLog,
   IdempotencyStore,
   OAuthStore,
+  PartnerStore,
   RateLimitStore,
   SessionStore,
   MeetingStore,
@@ -254,6 +255,17 @@ export const methods = {
     listDeliveries: "read",
     purgeDeliveries: "write",
     deleteByWorkspace: "write"
+  },
+  PartnerStore: {
+    insert: "write",
+    update: "write",
+    get: "read",
+    getByClientId: "read",
+    getBySlug: "read",
+    list: "read",
+    connect: "write",
+    listWorkspaces: "read",
+    deleteByWorkspace: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -270,6 +282,7 @@ export const methods = {
   readonly SessionStore: Methods<Context.Tag.Service<SessionStore>>
   readonly EventLog: Methods<Context.Tag.Service<EventLog>>
   readonly WebhookStore: Methods<Context.Tag.Service<WebhookStore>>
+  readonly PartnerStore: Methods<Context.Tag.Service<PartnerStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -288,6 +301,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(SessionStore, methods.SessionStore),
   port(EventLog, methods.EventLog),
   port(WebhookStore, methods.WebhookStore),
+  port(PartnerStore, methods.PartnerStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

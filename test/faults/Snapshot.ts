@@ -183,7 +183,9 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   eventPosition: () => [],
   webhookEndpoints: (table) => perWorkspace(table).map((row) => ["webhook_endpoints", row]),
   deliveries: (table) => [...HashMap.values(table)].map((row) => ["deliveries", row]),
-  deliveryAttempts: (table) => [...HashMap.values(table)].flatMap((attempts) => attempts.map((row) => ["delivery_attempts", row] as const))
+  deliveryAttempts: (table) => [...HashMap.values(table)].flatMap((attempts) => attempts.map((row) => ["delivery_attempts", row] as const)),
+  partnerApps: (table) => [...HashMap.values(table)].map((row) => ["partner_apps", row]),
+  partnerConnections: (table) => [...HashMap.values(table)].map((row) => ["partner_app_workspaces", row])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

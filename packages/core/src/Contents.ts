@@ -26,6 +26,7 @@ import { MeetingContents } from "./meetings/MeetingContents.js"
 import { MeetingStore } from "./meetings/MeetingStore.js"
 import { EventLog } from "./events/EventLog.js"
 import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
+import { PartnerStore } from "./partner/PartnerStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
 import { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -138,6 +139,7 @@ export const workspaceContents: Layer.Layer<
   | SessionStore
   | EventLog
   | WebhookStore
+  | PartnerStore
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
@@ -154,6 +156,7 @@ export const workspaceContents: Layer.Layer<
     const attachments = yield* AttachmentStore
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookStore
+    const partners = yield* PartnerStore
     return WorkspaceContents.of({
       counts: (workspaceIds, at) =>
         Effect.gen(function*() {
@@ -187,6 +190,8 @@ export const workspaceContents: Layer.Layer<
           yield* events.deleteByWorkspace(workspaceId)
           // Endpoints point at their creators (users): they go before the users.
           yield* webhooks.deleteByWorkspace(workspaceId)
+          // Its connections to partner apps (the apps stay).
+          yield* partners.deleteByWorkspace(workspaceId)
           // Sessions, codes and grants point at users and credentials.
           yield* sessions.deleteByWorkspace(workspaceId)
           yield* oauth.deleteByWorkspace(workspaceId)

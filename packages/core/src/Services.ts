@@ -24,6 +24,7 @@ import { Users } from "./identity/Users.js"
 import { MeetingAccess } from "./meetings/MeetingAccess.js"
 import { Meetings } from "./meetings/Meetings.js"
 import { Participants } from "./meetings/Participants.js"
+import { PartnerApps } from "./partner/PartnerApps.js"
 import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
 import { Clients } from "./oauth/Clients.js"
 import { Sessions } from "./oauth/Sessions.js"
@@ -130,3 +131,9 @@ export const attachmentsLayer: Layer.Layer<Attachments, never, StorePorts | Cryp
   Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
   Layer.provide(MeetingAccess.layer)
 )
+
+/**
+ * Partner apps (the partner API's admin context and the operator's provisioning of apps). Besides the store it needs
+ * the Outbound port, whose rules a partner app's webhook URL must pass (as a workspace endpoint's).
+ */
+export const partnerLayer: Layer.Layer<PartnerApps, never, StorePorts | Crypto | Outbound> = PartnerApps.layer

@@ -35,6 +35,8 @@ import type {
   MeetingId,
   OAuthClient,
   ParticipantRow,
+  PartnerApp,
+  PartnerAppId,
   Session,
   SessionId,
   SigningKey,
@@ -146,6 +148,16 @@ export interface State {
   readonly deliveries: HashMap.HashMap<DeliveryId, Delivery>
   /** Each delivery's attempts, oldest first. */
   readonly deliveryAttempts: HashMap.HashMap<DeliveryId, ReadonlyArray<DeliveryAttempt>>
+  readonly partnerApps: HashMap.HashMap<PartnerAppId, PartnerApp>
+  /** Workspaces connected to partner apps by `JSON.stringify([partner_app_id, workspace_id])`. */
+  readonly partnerConnections: HashMap.HashMap<string, PartnerConnection>
+}
+
+/** A workspace connected to a partner app. */
+export interface PartnerConnection {
+  readonly partner_app_id: PartnerAppId
+  readonly workspace_id: WorkspaceId
+  readonly connected_at: DateTime.Utc
 }
 
 const empty: State = {
@@ -177,7 +189,9 @@ const empty: State = {
   eventPosition: 0,
   webhookEndpoints: HashMap.empty(),
   deliveries: HashMap.empty(),
-  deliveryAttempts: HashMap.empty()
+  deliveryAttempts: HashMap.empty(),
+  partnerApps: HashMap.empty(),
+  partnerConnections: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

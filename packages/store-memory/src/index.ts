@@ -16,6 +16,7 @@ import * as IdentityStore from "./IdentityStore.js"
 import { eventsIn, Memory } from "./Memory.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
+import * as PartnerStore from "./PartnerStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
@@ -46,5 +47,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   OAuthStore.sessionLayer,
   EventLog.layer,
   WebhookStore.layer,
+  PartnerStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

@@ -552,6 +552,39 @@ const signInAttempts = Effect.gen(function*() {
   yield* sql`CREATE INDEX sign_in_failures_attempt_idx ON sign_in_failures (attempt) WHERE attempt IS NOT NULL`
 })
 
+/**
+ * Partner apps (issue 12): the apps, their slug and client id each unique, their secrets only as SHA-256 hashes, and
+ * the workspaces connected to them. A connection belongs to its workspace (core deletes it before the workspace:
+ * the deferred key refuses a deletion that would leave one behind) and to its app (apps are never deleted).
+ */
+const partnerApps = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE partner_apps (
+    id uuid PRIMARY KEY,
+    name text NOT NULL,
+    slug text NOT NULL CONSTRAINT partner_apps_slug_key UNIQUE,
+    status text NOT NULL,
+    webhook_url text,
+    co_brand_name text,
+    co_brand_logo_url text,
+    client_id text NOT NULL CONSTRAINT partner_apps_client_id_key UNIQUE,
+    redirect_uris text[] NOT NULL,
+    api_key_hash text NOT NULL,
+    client_secret_hash text NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX partner_apps_created_idx ON partner_apps (created_at DESC, id DESC)`
+  yield* sql`CREATE TABLE partner_app_workspaces (
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) DEFERRABLE INITIALLY DEFERRED,
+    connected_at timestamptz NOT NULL,
+    PRIMARY KEY (partner_app_id, workspace_id)
+  )`
+  yield* sql`CREATE INDEX partner_app_workspaces_workspace_idx ON partner_app_workspaces (workspace_id)`
+  yield* sql`CREATE INDEX partner_app_workspaces_connected_idx ON partner_app_workspaces (partner_app_id, connected_at DESC, workspace_id DESC)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -565,7 +598,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_attachments": attachments,
   "0010_context": context,
   "0011_rate_limits": rateLimits,
-  "0012_sign_in_attempts": signInAttempts
+  "0012_sign_in_attempts": signInAttempts,
+  "0013_partner_apps": partnerApps
 }
 
 const runMigrator = Migrator.make({})

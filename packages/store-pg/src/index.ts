@@ -28,6 +28,7 @@ import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgMeetingStore from "./PgMeetingStore.js"
 import * as PgOAuthStore from "./PgOAuthStore.js"
+import * as PgPartnerStore from "./PgPartnerStore.js"
 import * as PgPool from "./PgPool.js"
 import * as PgRateLimitStore from "./PgRateLimitStore.js"
 import * as PgSessionStore from "./PgSessionStore.js"
@@ -52,6 +53,7 @@ export {
   PgIdempotencyStore,
   PgMeetingStore,
   PgOAuthStore,
+  PgPartnerStore,
   PgRateLimitStore,
   PgSessionStore,
   PgTransactor,
@@ -84,6 +86,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgSessionStore.layer,
   PgEventLog.layer,
   PgWebhookStore.layer,
+  PgPartnerStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

@@ -25,6 +25,9 @@ import {
   MeetingStore,
   OAuthStore,
   AuthorizationCode,
+  PartnerApp,
+  PartnerAppId,
+  PartnerStore,
   ParticipantId,
   ParticipantRow,
   Sequence,
@@ -72,7 +75,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts", "partner_apps"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -351,7 +354,7 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"], [13, "partner_apps"]])
         expect(yield* countRows).toEqual(legacyCounts)
         // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
         const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
@@ -844,3 +847,67 @@ const webhooksSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | 
 
 webhooksSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
 webhooksSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))
+
+/** An active partner app with fresh unique slug and client id. */
+const newPartnerApp = Effect.gen(function*() {
+  const app = new PartnerApp({
+    id: PartnerAppId.make(randomUUID()),
+    name: "Acme Notes",
+    slug: `acme-${randomUUID()}`,
+    status: "active",
+    webhook_url: null,
+    co_brand_name: null,
+    co_brand_logo_url: null,
+    client_id: `cvp_${randomUUID()}`,
+    redirect_uris: ["https://acme.example/cb"],
+    api_key_hash: "a".repeat(64),
+    client_secret_hash: "b".repeat(64),
+    created_at: T0,
+    updated_at: T0
+  })
+  yield* (yield* PartnerStore).insert(app)
+  return app
+})
+
+const partnerAppsSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | SqlClient.SqlClient, unknown>) =>
+  layer(adapter, { timeout: "60 seconds" })(`0013_partner_apps (${name})`, (it) => {
+    it.effect("creates the tables with their keys, the unique slug and client id, and the indexes the lists use", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema() AND tablename = ANY(${["partner_apps", "partner_app_workspaces"]}::text[])
+          ORDER BY indexname`
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          "partner_app_workspaces_connected_idx",
+          "partner_app_workspaces_pkey",
+          "partner_app_workspaces_workspace_idx",
+          "partner_apps_client_id_key",
+          "partner_apps_created_idx",
+          "partner_apps_pkey",
+          "partner_apps_slug_key"
+        ])
+      }))
+
+    it.effect("deleting a workspace that is still connected to a partner app fails when the unit commits; with its connections it commits", () =>
+      Effect.gen(function*() {
+        const workspaces = yield* WorkspaceStore
+        const partners = yield* PartnerStore
+        const ws = yield* newWorkspace
+        const app = yield* newPartnerApp
+        yield* partners.connect({ appId: app.id, workspaceId: ws.id, at: T0 })
+        expect(foreignKeyViolation(yield* unitExit(workspaces.delete(ws.id)))).toEqual(["partner_app_workspaces_workspace_id_fkey"])
+        expect(Exit.isSuccess(yield* unitExit(Effect.zipRight(partners.deleteByWorkspace(ws.id), workspaces.delete(ws.id))))).toBe(true)
+        expect((yield* partners.listWorkspaces(app.id, { limit: 20, offset: 0 })).total).toBe(0)
+      }))
+
+    it.effect("a connection to an app that does not exist fails when the unit commits", () =>
+      Effect.gen(function*() {
+        const partners = yield* PartnerStore
+        const ws = yield* newWorkspace
+        const exit = yield* unitExit(partners.connect({ appId: PartnerAppId.make(randomUUID()), workspaceId: ws.id, at: T0 }))
+        expect(foreignKeyViolation(exit)).toEqual(["partner_app_workspaces_partner_app_id_fkey"])
+      }))
+  })
+
+partnerAppsSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
+partnerAppsSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))

@@ -24,3 +24,15 @@ export const parseUrl = (input: string): ParsedUrl | undefined => {
     return undefined
   }
 }
+
+/**
+ * Why `url` is not an absolute HTTPS URL without a user name or password (the URLs users give this server to call,
+ * such as webhook endpoints, or to show), or undefined when it is one.
+ */
+export const httpsUrlProblem = (url: string): string | undefined => {
+  const parsed = parseUrl(url)
+  if (parsed === undefined) return "must be an absolute HTTPS URL"
+  if (parsed.protocol !== "https:") return "must be an HTTPS URL (https://...)"
+  if (parsed.username !== "" || parsed.password !== "") return "must not carry a user name or password"
+  return undefined
+}

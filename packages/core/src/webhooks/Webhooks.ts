@@ -28,7 +28,7 @@ import { Conflict, EndpointCapExceeded, NotFound, orNotFound, PlanRequired, Vali
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { now, plus } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
-import { parseUrl } from "../shared/Url.js"
+import { httpsUrlProblem } from "../shared/Url.js"
 import { activeWebhookEndpointCap, atLeast, webhooksFrom } from "../workspaces/Plans.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
 import { challengeLease, sendChallenge } from "./Challenge.js"
@@ -88,12 +88,8 @@ const make = Effect.gen(function*() {
   /** HTTPS, no credentials in it, and a host the outbound rules let this server call. */
   const checkUrl = (url: string) =>
     Effect.gen(function*() {
-      const parsed = parseUrl(url)
-      if (parsed === undefined) return yield* Effect.fail(ValidationError.of("url", "must be an absolute HTTPS URL"))
-      if (parsed.protocol !== "https:") return yield* Effect.fail(ValidationError.of("url", "must be an HTTPS URL (https://...)"))
-      if (parsed.username !== "" || parsed.password !== "") {
-        return yield* Effect.fail(ValidationError.of("url", "must not carry a user name or password"))
-      }
+      const problem = httpsUrlProblem(url)
+      if (problem !== undefined) return yield* Effect.fail(ValidationError.of("url", problem))
       yield* outbound.check(url).pipe(Effect.mapError((refused) => ValidationError.of("url", refused.message)))
     })
 
