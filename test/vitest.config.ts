@@ -76,6 +76,7 @@ export default defineConfig({
             "test/http/context.test.ts",
             "test/http/idempotency.test.ts",
             "test/http/identity-deletion.test.ts",
+            "test/http/partner-admin.test.ts",
             "test/http/oauth/flow.test.ts"
           ],
           env: { CONVENE_TEST_STORE: "pglite" }

@@ -111,6 +111,43 @@ describe("convene against a running server", () => {
     expect(await kids()).toEqual([rotated.kid, ...before])
   })
 
+  it("creates a partner app (its API key and client secret printed once), lists, changes it and connects a workspace", async () => {
+    const created = await cli(["partner-apps", "create", "--name", "Acme Notes", "--redirect-uri", "https://acme.example/cb"])
+    expect(created.code).toBe(0)
+    expect(created.stderr).toContain("shown once")
+    const key = /api_key\s+(svc_pak_v1_\S+)/.exec(created.stdout)?.[1]
+    const clientId = /client_id\s+(cvp_\S+)/.exec(created.stdout)?.[1]
+    const id = /^id\s+(\S+)/m.exec(created.stdout)?.[1]
+    expect([key, clientId, id].every((value) => value !== undefined)).toBe(true)
+    expect(created.stdout).toMatch(/client_secret\s+svc_pcs_v1_/)
+    expect(created.stdout).toMatch(/slug\s+acme-notes/)
+
+    const shown = await json(["partner-apps", "get", id!])
+    expect(shown).toMatchObject({ id, name: "Acme Notes", status: "active", client_id: clientId, redirect_uris: ["https://acme.example/cb"] })
+    expect(JSON.stringify(shown)).not.toContain(key!)
+    const listed = await cli(["partner-apps", "list"])
+    expect(listed.stdout).toContain(clientId!)
+    expect(listed.stdout).not.toContain(key!)
+
+    const workspace = await json(["workspaces", "create", "--name", "Connected", "--plan", "ELITE"])
+    const connected = await json(["partner-apps", "connect", id!, "--workspace", workspace.id])
+    expect(connected).toMatchObject({ id: workspace.id, name: "Connected", plan: "ELITE" })
+    const admin = await client(server.url).get("/v1/partner/admin/workspaces", { "x-api-key": key!, "x-client-id": clientId! })
+    expect(admin.body.items.map((item: { id: string }) => item.id)).toEqual([workspace.id])
+
+    const suspended = await json(["partner-apps", "update", id!, "--status", "suspended", "--co-brand-name", "Acme"])
+    expect(suspended).toMatchObject({ status: "suspended", co_brand_name: "Acme" })
+    expect((await client(server.url).get("/v1/partner/admin/app", { "x-api-key": key!, "x-client-id": clientId! })).status).toBe(403)
+    const cleared = await json(["partner-apps", "update", id!, "--co-brand-name", "none", "--status", "active"])
+    expect(cleared).toMatchObject({ status: "active", co_brand_name: null })
+
+    const nothing = await cli(["partner-apps", "update", id!])
+    expect(nothing.code).toBe(2)
+    const refused = await cli(["partner-apps", "create", "--name", "Web", "--webhook-url", "http://hooks.example.com/x"])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("webhook_url")
+  }, 90_000)
+
   it("--json prints the API's answer exactly; tables show the columns for people", async () => {
     const workspace = (await operator().post("/operator/v1/workspaces", { name: "Tables", plan: "ENTERPRISE" })).body
     const [list, users, keyRun] = await Promise.all([

@@ -173,6 +173,12 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
     expect(ops.length).toBeGreaterThanOrEqual(30)
     const keys = ops.map((op) => op.key)
     for (const key of ["GET /healthz", "POST /operator/v1/workspaces", "POST /v1/meetings", "DELETE /v1/user/tokens/{id}"]) expect(keys).toContain(key)
+    // The partner admin API, with its own security (X-API-Key and X-Client-ID), and the operator's partner apps.
+    const partner = ops.filter((op) => op.security === "partner").map((op) => op.key).sort()
+    expect(partner).toEqual(["GET /v1/partner/admin/app", "GET /v1/partner/admin/workspaces"])
+    for (const key of ["POST /operator/v1/partner-apps", "PATCH /operator/v1/partner-apps/{id}", "POST /operator/v1/partner-apps/{id}/workspaces"]) {
+      expect(keys).toContain(key)
+    }
   })
 
   for (const op of ops) {

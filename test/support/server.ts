@@ -5,7 +5,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import type { StorePorts } from "@convene/core"
-import { ConveneWith, defaultLimits, type HostConfig, type ServerLimits } from "@convene/http"
+import { ConveneWith, defaultLimits, type HostConfig, Logging, type ServerLimits } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
@@ -37,6 +37,8 @@ export const startServer = async (options: {
   readonly limits?: Partial<ServerLimits>
   /** The request budgets (decisions.md's when left out, as a server started from the environment). */
   readonly rateLimits?: HostConfig["rateLimits"]
+  /** Where the server's log lines go, as JSON (with the access log on); none: nowhere. */
+  readonly logLines?: Array<string>
 } = {}): Promise<RunningServer> => {
   const config: HostConfig = {
     port: 0,
@@ -45,17 +47,18 @@ export const startServer = async (options: {
     operatorToken: options.operatorToken === null
       ? Option.none()
       : Option.some(Redacted.make(options.operatorToken ?? OPERATOR_TOKEN)),
-    accessLog: false,
+    accessLog: options.logLines !== undefined,
     tracing: false,
     limits: { ...defaultLimits, ...options.limits },
     rateLimits: options.rateLimits
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   // The servers' own log lines (startup, access, shutdown) are tested in test/http/observability.test.ts and
-  // lifecycle.test.ts; here they would only bury the test output.
-  const runtime = ManagedRuntime.make(
-    ConveneWith(config, options.store ?? fallback!.layer).pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
-  )
+  // lifecycle.test.ts; here they would only bury the test output, unless a test collects them.
+  const logger = options.logLines === undefined
+    ? Logger.remove(Logger.defaultLogger)
+    : Logger.replace(Logger.defaultLogger, Logging.collecting("json", options.logLines))
+  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer).pipe(Layer.provide(logger)))
   const server = await runtime.runPromise(HttpServer.HttpServer)
   const address = server.address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")

@@ -20,6 +20,7 @@ import { MeetingsApi } from "./Meetings.js"
 import * as OAuthDoc from "./OAuthDoc.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
+import * as Partner from "./Partner.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
@@ -41,6 +42,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(IdentityApi)
   .add(WorkspaceApi)
   .add(WebhooksApi)
+  .add(Partner.PartnerAdminApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)
@@ -50,7 +52,7 @@ export class PublicApi extends HttpApi.make("convene")
   .annotate(OpenApi.Version, version)
   .annotate(OpenApi.Description, OpenApiDoc.description)
   .annotate(OpenApi.License, OpenApiDoc.license)
-  .annotate(OpenApi.Transform, (spec) => OAuthDoc.merge(OpenApiDoc.transform(spec)))
+  .annotate(OpenApi.Transform, (spec) => OAuthDoc.merge(Partner.transform(OpenApiDoc.transform(spec))))
 {}
 
 /** The operator API on its own: what /operator/v1/openapi.json describes. */

@@ -56,7 +56,7 @@ const header = (name: string, value: string) =>
  * fields and headers where the status needs them) and decodes an envelope back into an instance (for
  * HttpApiClient users).
  */
-const wire = <Self extends { readonly message: string }, SelfEncoded, Body, BodyEncoded>(
+export const wire = <Self extends { readonly message: string }, SelfEncoded, Body, BodyEncoded>(
   domain: Schema.Schema<Self, SelfEncoded>,
   body: Schema.Schema<Body, BodyEncoded>,
   status: number,

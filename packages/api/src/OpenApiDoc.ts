@@ -77,8 +77,8 @@ tokens, is described in a document of its own, served to the operator only.
 `.trim()
 
 export const operatorDescription = `
-The operator API administers this installation: workspaces and their plans, users, their tokens and the
-workspaces' API keys. It is for the people who run the server, not for the users of the first-party API
+The operator API administers this installation: workspaces and their plans, users, their tokens, the
+workspaces' API keys, and the partner apps with the workspaces connected to them. It is for the people who run the server, not for the users of the first-party API
 (\`/v1/openapi.json\` describes that one).
 
 **On and off.** The operator API is on only when \`CONVENE_OPERATOR_TOKEN\` is set (at least 32 characters).

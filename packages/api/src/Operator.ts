@@ -30,6 +30,7 @@ import {
 } from "@convene/core"
 import { Schema } from "effect"
 import { Missing, PlanGate, StateConflict } from "./Errors.js"
+import * as PartnerApps from "./OperatorPartnerApps.js"
 import { PageParams } from "./Query.js"
 import { OperatorAuth } from "./Security.js"
 
@@ -91,8 +92,8 @@ export class OperatorApi extends HttpApiGroup.make("operator")
         OpenApi.Description,
         "Deletes the workspace with everything in it, in one transaction: its users, their tokens, its API keys, its " +
           "meetings with their participants, transcripts, agenda items (and talking points) and action items, the " +
-          "idempotency records of its credentials and its usage counters. Every credential of the workspace answers " +
-          "401 from then on. 204; 404 when unknown. Cannot be undone."
+          "idempotency records of its credentials, its usage counters and its connections to partner apps (the apps " +
+          "stay). Every credential of the workspace answers 401 from then on. 204; 404 when unknown. Cannot be undone."
       )
   )
   .add(
@@ -253,6 +254,11 @@ export class OperatorApi extends HttpApiGroup.make("operator")
           "200 `{kid}`: the new key's id."
       )
   )
+  .add(PartnerApps.listPartnerApps)
+  .add(PartnerApps.createPartnerApp)
+  .add(PartnerApps.getPartnerApp)
+  .add(PartnerApps.updatePartnerApp)
+  .add(PartnerApps.connectPartnerAppWorkspace)
   .middleware(OperatorAuth)
   .addError(Missing)
   .prefix("/operator/v1")

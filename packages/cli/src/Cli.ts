@@ -1,13 +1,14 @@
 /**
  * The `convene` command: the server (`serve`), its schema (`migrate`), and the operator API from the command
- * line (`workspaces`, `users`, `tokens`, `api-keys`), talking to a running server over HTTP at CONVENE_URL
- * with CONVENE_OPERATOR_TOKEN. Exit codes: Failure.ts.
+ * line (`workspaces`, `users`, `tokens`, `api-keys`, `oauth-clients`, `signing-keys`, `partner-apps`), talking to
+ * a running server over HTTP at CONVENE_URL with CONVENE_OPERATOR_TOKEN. Exit codes: Failure.ts.
  */
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { createRequire } from "node:module"
 import { apiKeys, tokens } from "./commands/Credentials.js"
 import * as OAuth from "./commands/OAuth.js"
+import * as PartnerApps from "./commands/PartnerApps.js"
 import * as Users from "./commands/Users.js"
 import * as Workspaces from "./commands/Workspaces.js"
 
@@ -45,7 +46,17 @@ export const convene = Command.make("convene").pipe(
       "(default http://127.0.0.1:8080) with CONVENE_OPERATOR_TOKEN. Exit codes: 0 success, 1 refused by the server, " +
       "2 usage, 3 server unreachable."
   ),
-  Command.withSubcommands([serve, migrate, Workspaces.command, Users.command, tokens, apiKeys, OAuth.oauthClients, OAuth.signingKeys])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    Workspaces.command,
+    Users.command,
+    tokens,
+    apiKeys,
+    OAuth.oauthClients,
+    OAuth.signingKeys,
+    PartnerApps.command
+  ])
 )
 
 /** Parses `argv` (as `process.argv`: node, script, arguments...) and runs the command it names. */

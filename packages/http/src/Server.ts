@@ -52,6 +52,7 @@ import { IdentityLive } from "./http/Identity.js"
 import { MeetingsLive } from "./http/Meetings.js"
 import * as OAuthRoutes from "./http/OAuthRoutes.js"
 import { OperatorLive } from "./http/Operator.js"
+import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { WorkspaceLive } from "./http/Workspace.js"
 import { WebhooksLive } from "./http/Webhooks.js"
@@ -135,6 +136,10 @@ const WebhooksRoomLive = (config: HostConfig) => {
   return Convene.webhooksLayer.pipe(Layer.provide([NodeOutbound.layer({ allowHosts: outbound.allowHosts }), mailer]))
 }
 
+/** Partner apps, whose webhook URLs pass the same outbound rules as workspace endpoints'. */
+const PartnerRoomLive = (config: HostConfig) =>
+  Convene.partnerLayer.pipe(Layer.provide(NodeOutbound.layer({ allowHosts: outboundOf(config).allowHosts })))
+
 /** The API (contract + handlers + security), needing the core services. */
 export const ApiLive = (config: HostConfig) =>
   HttpApiBuilder.api(Api).pipe(
@@ -150,9 +155,10 @@ export const ApiLive = (config: HostConfig) =>
       IdentityLive,
       WebhooksLive,
       OperatorLive,
+      PartnerAdminLive,
       HealthLive
     ]),
-    Layer.provide([AuthenticateLive, OperatorAuthLive(config)]),
+    Layer.provide([AuthenticateLive, OperatorAuthLive(config), PartnerAdminAuthLive]),
     Layer.provide(EventStreams.layer({ keepAlive: Duration.millis(config.limits.streamKeepAliveMs) })),
     // Every upload reader (Uploads.ts) holds files to this cap.
     Layer.provide(Layer.succeed(MaxUploadBytes, config.limits.maxUploadBytes))
@@ -179,6 +185,7 @@ export const CoreLive = (config: HostConfig) =>
   Layer.mergeAll(
     OAuthLive(config),
     WebhooksRoomLive(config),
+    PartnerRoomLive(config),
     Convene.contextLayer.pipe(Layer.provide(ContextPreparationLive(config))),
     Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
   ).pipe(

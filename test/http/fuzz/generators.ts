@@ -118,6 +118,8 @@ const poolOf = (world: World, name: string): ReadonlyArray<string> => {
       return world.ids.users
     case "template_id":
       return world.ids.templates
+    case "workspace_id":
+      return world.ids.workspaces
     default:
       return []
   }
@@ -211,7 +213,11 @@ export const valueArb = (ctx: Context, schema: unknown, field: string): fc.Arbit
       if (s.format === "date") return dateArb
       if (s.format === "email") return emailArb(ctx)
       if (typeof s.pattern === "string") {
-        return ctx.strict ? pick(["1", "2.5", "10", "-3.25"]) : fc.stringMatching(new RegExp(s.pattern))
+        // Strict: the decimal strings a `sequence` takes when the pattern takes them, else short matches (a slug).
+        const pattern = new RegExp(s.pattern)
+        const decimals = ["1", "2.5", "10", "-3.25"].filter((value) => pattern.test(value))
+        if (!ctx.strict) return fc.stringMatching(pattern)
+        return decimals.length === 4 ? pick(decimals) : fc.stringMatching(pattern).filter((value) => value.length <= 40)
       }
       return textArb(ctx, s, field)
     case "integer":
@@ -309,6 +315,8 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.contextItems[params.id ?? ""] ?? []
     case "webhooks":
       return world.ids.webhooks
+    case "partner-apps":
+      return world.ids.partnerApps
     case "members":
       return world.ids.users
     case "api-keys":
@@ -424,13 +432,22 @@ const authorization = (world: World, credential: Credential): Record<string, str
       return { authorization: "Bearer svc_pat_v1_not-a-real-token" }
     case "revoked":
       return { authorization: `Bearer ${world.revoked}` }
+    case "partner":
+      return { "x-api-key": world.credentials.partner, "x-client-id": world.partnerClientId }
     default:
       return { authorization: `Bearer ${world.credentials[credential]}` }
   }
 }
 
 /** The credential that may call the operation. */
-const rightful = (op: Operation): Credential => (op.security === "operator" ? "operator" : op.security === "bearer" ? "owner" : "none")
+const rightful = (op: Operation): Credential =>
+  op.security === "operator" ? "operator" : op.security === "bearer" ? "owner" : op.security === "partner" ? "partner" : "none"
+
+/**
+ * The code of a refusal for `op`: the partner API (/v1/partner) answers a field that does not decode with its own
+ * `invalid_request` where the first-party API says `validation_error`.
+ */
+const codeOf = (op: Operation, code: string) => (op.security === "partner" && code === "validation_error" ? "invalid_request" : code)
 
 const jsonBody = (body: Json | undefined, contentType = "application/json"): { headers: Record<string, string>; body?: WireBody } =>
   body === undefined ? { headers: {} } : { headers: { "content-type": contentType }, body: { kind: "bytes", bytes: Buffer.from(toJsonText(body), "utf8") } }
@@ -994,21 +1011,41 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
 
   if (secured) {
     // 401: no credential, a wrong one, or one of the other realm; before any problem of the body.
+    // The partner admin API takes no bearer token: whatever Authorization says, the key is missing.
     const wrong: ReadonlyArray<[Credential | string, string]> = op.security === "operator"
       ? [["none", "unauthorized"], ["owner", "invalid_token"], ["apiKey", "invalid_token"], ["garbage", "invalid_token"]]
+      : op.security === "partner"
+      ? [["none", "missing_api_key"], ["operator", "missing_api_key"], ["owner", "missing_api_key"], ["garbage", "missing_api_key"]]
       : [["none", "unauthorized"], ["operator", "invalid_token"], ["garbage", "invalid_token"], ["revoked", "invalid_token"]]
-    const schemes: ReadonlyArray<[string, Record<string, string>]> = [
-      ["Basic credentials", { authorization: "Basic b3BlcmF0b3I6c2VjcmV0" }],
-      ["an empty Bearer", { authorization: "Bearer " }],
-      ["two tokens", { authorization: `Bearer ${world.credentials.owner} ${world.credentials.owner}` }],
-      ["a 6000-character token", { authorization: `Bearer ${"t".repeat(6000)}` }],
-      ["a tampered token", { authorization: `Bearer ${(world.credentials[rightful(op) === "operator" ? "operator" : "owner"] ?? "").slice(0, -2)}zz` }]
-    ]
+    const key = world.credentials.partner
+    const clientId = world.partnerClientId
+    const schemes: ReadonlyArray<[string, Record<string, string>, ReadonlyArray<string>]> = op.security === "partner"
+      ? [
+        ["only the client id", { "x-client-id": clientId }, ["missing_api_key"]],
+        ["an empty X-API-Key", { "x-api-key": "", "x-client-id": clientId }, ["missing_api_key"]],
+        ["only the API key", { "x-api-key": key }, ["missing_client_id"]],
+        ["a tampered key", { "x-api-key": `${key.slice(0, -2)}zz`, "x-client-id": clientId }, ["invalid_credentials"]],
+        ["an unknown client id", { "x-api-key": key, "x-client-id": `${clientId}x` }, ["invalid_credentials"]],
+        ["a 6000-character client id", { "x-api-key": key, "x-client-id": "c".repeat(6000) }, ["invalid_credentials"]],
+        ["a bearer token as the key", { "x-api-key": world.credentials.owner, "x-client-id": clientId }, ["invalid_credentials"]],
+        ["the key as a bearer token", { authorization: `Bearer ${key}` }, ["missing_api_key"]]
+      ]
+      : [
+        ["Basic credentials", { authorization: "Basic b3BlcmF0b3I6c2VjcmV0" }, ["unauthorized", "invalid_token"]],
+        ["an empty Bearer", { authorization: "Bearer " }, ["unauthorized", "invalid_token"]],
+        ["two tokens", { authorization: `Bearer ${world.credentials.owner} ${world.credentials.owner}` }, ["unauthorized", "invalid_token"]],
+        ["a 6000-character token", { authorization: `Bearer ${"t".repeat(6000)}` }, ["unauthorized", "invalid_token"]],
+        [
+          "a tampered token",
+          { authorization: `Bearer ${(world.credentials[rightful(op) === "operator" ? "operator" : "owner"] ?? "").slice(0, -2)}zz` },
+          ["unauthorized", "invalid_token"]
+        ]
+      ]
     add(4, fc.tuple(
       baseArb(ctx, op),
       fc.oneof(
         pick(wrong).map(([credential, code]) => ({ credential: credential as Credential, headers: {} as Record<string, string>, label: `credential ${credential}`, codes: [code] })),
-        pick(schemes).map(([label, headers]) => ({ credential: "none" as Credential, headers, label: `Authorization with ${label}`, codes: ["unauthorized", "invalid_token"] }))
+        pick(schemes).map(([label, headers, codes]) => ({ credential: "none" as Credential, headers, label: `${op.security === "partner" ? "headers with" : "Authorization with"} ${label}`, codes }))
       ),
       takesJson ? fc.option(transportArb({ params: {}, query: [], body: null }), { nil: undefined }) : fc.constant(undefined)
     ).chain(([base, who, transport]) =>
@@ -1089,7 +1126,7 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
         return {
           mutation: label,
           ...built,
-          expect: routed(op, { statuses: [400], codes: ["validation_error"], names: param.name }),
+          expect: routed(op, { statuses: [400], codes: [codeOf(op, "validation_error")], names: param.name }),
           echoes: !repeat && value.length >= 1000 ? [value] : []
         }
       })

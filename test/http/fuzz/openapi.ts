@@ -27,7 +27,7 @@ export interface Operation {
   readonly parameters: ReadonlyArray<Parameter>
   /** The JSON body schema (resolved one level), when the operation takes a body. */
   readonly body: JsonSchema | undefined
-  readonly security: "bearer" | "operator" | "none"
+  readonly security: "bearer" | "operator" | "partner" | "none"
   /** The scopes the description names ("Scope meetings:write."). */
   readonly scopes: ReadonlyArray<string>
   readonly description: string
@@ -123,7 +123,8 @@ export const operations = (doc: OpenApiDocument): ReadonlyArray<Operation> =>
         schema: isObject(parameter.schema) ? parameter.schema : {}
       }))
       const security = Array.isArray(operation.security) ? operation.security.filter(isObject) : []
-      const scheme = security.length === 0 ? "none" : Object.keys(security[0] ?? {})[0] === "operator" ? "operator" : "bearer"
+      const first = Object.keys(security[0] ?? {})[0]
+      const scheme = security.length === 0 ? "none" : first === "operator" ? "operator" : first === "partnerApiKey" ? "partner" : "bearer"
       const description = typeof operation.description === "string" ? operation.description : ""
       const responses = new Map<number, ReadonlyArray<string>>()
       const failureFields = new Map<number, ReadonlyArray<string>>()

@@ -1,7 +1,8 @@
 /**
  * What every answer must be, whatever was asked, and what a case's own expectation adds:
  * - never a 5xx, never a hang, always an X-Request-Id;
- * - every non-2xx in the envelope `{error, code, request_id, message}` with `message` = `error`, `request_id` =
+ * - every non-2xx in the envelope `{error, code, request_id, message}` with `message` = `error` (under /v1/partner
+ *   the partner envelope `{error, code, request_id}` with the partner codes), `request_id` =
  *   the X-Request-Id header, a `code` that belongs to the status (and, when the request reached its operation,
  *   a status and code the operation documents);
  * - no internals in a message: no schema names, no words of the schema library, no file paths or stack
@@ -26,6 +27,23 @@ const CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
   415: ["unsupported_media_type"],
   422: ["idempotency_key_reuse"],
   431: ["request_header_fields_too_large"]
+}
+
+/**
+ * The codes each status may carry under /v1/partner, whose failures answer the partner envelope `{error, code,
+ * request_id}` (no `message`).
+ */
+const PARTNER_CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
+  ...CODES_BY_STATUS,
+  400: ["invalid_request"],
+  401: ["missing_api_key", "missing_client_id", "invalid_credentials"],
+  403: ["partner_app_inactive"]
+}
+
+/** Whether the request is the partner API's (by its path as sent, as the host decides it). */
+const isPartnerRequest = (c: FuzzCase) => {
+  const path = c.request.path.split("?")[0] ?? ""
+  return path === "/v1/partner" || path.startsWith("/v1/partner/")
 }
 
 /** The longest message a client is given. */
@@ -106,16 +124,17 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
     } else {
       const envelope = body as Record<string, unknown>
       const keys = Object.keys(envelope).sort()
-      const base = ["code", "error", "message", "request_id"]
+      const partner = isPartnerRequest(c)
+      const base = partner ? ["code", "error", "request_id"] : ["code", "error", "message", "request_id"]
       // Beyond the envelope, only what the operation documents for the status (402 adds the plan fields).
       const documented = c.expect.routed ? c.op.failureFields.get(status) ?? [] : []
       const extra = keys.filter((key) => !base.includes(key) && !documented.includes(key))
       if (!base.every((key) => keys.includes(key)) || extra.length > 0) problems.push(`envelope keys are ${keys.join(", ")}`)
       if (typeof envelope.error !== "string" || envelope.error.length === 0) problems.push("`error` is not a non-empty string")
-      if (envelope.message !== envelope.error) problems.push("`message` differs from `error`")
+      if (!partner && envelope.message !== envelope.error) problems.push("`message` differs from `error`")
       if (envelope.request_id !== requestId) problems.push(`request_id ${String(envelope.request_id)} is not the X-Request-Id ${String(requestId)}`)
       const code = String(envelope.code)
-      const codes = CODES_BY_STATUS[status]
+      const codes = (partner ? PARTNER_CODES_BY_STATUS : CODES_BY_STATUS)[status]
       if (status < 500 && (codes === undefined || !codes.includes(code))) problems.push(`code ${code} does not belong to status ${status}`)
       if (c.expect.routed && status < 500) {
         const documented = c.op.responses.get(status)

@@ -16,6 +16,8 @@ export type CredentialName =
   /** The OWNER of another workspace (every id of this one must be invisible to it). */
   | "stranger"
   | "operator"
+  /** The API key of a partner app the workspace is connected to (sent as X-API-Key, with `partnerClientId`). */
+  | "partner"
 
 export interface World {
   readonly url: string
@@ -23,6 +25,8 @@ export interface World {
   readonly credentials: Readonly<Record<CredentialName, string>>
   /** A token of the owner that was revoked. */
   readonly revoked: string
+  /** The X-Client-ID of the partner app whose key is `credentials.partner`. */
+  readonly partnerClientId: string
   /** Pools of existing ids by kind. */
   readonly ids: {
     readonly meetings: ReadonlyArray<string>
@@ -45,6 +49,8 @@ export interface World {
     readonly templates: ReadonlyArray<string>
     /** A workspace API key of the workspace that no request authenticates with (what its DELETE aims at). */
     readonly apiKeys: ReadonlyArray<string>
+    /** The partner app the workspace is connected to. */
+    readonly partnerApps: ReadonlyArray<string>
     /** The workspace's webhook endpoint (to a public address this machine cannot reach: it stays verifying). */
     readonly webhooks: ReadonlyArray<string>
     /**
@@ -185,6 +191,18 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
     "create a webhook endpoint"
   )
 
+  const operatorApi = client(url, OPERATOR_TOKEN)
+  const partner = await expectStatus(
+    operatorApi.post("/operator/v1/partner-apps", { name: `${label} Partner`, redirect_uris: ["https://partner.example/cb"] }),
+    201,
+    "create a partner app"
+  )
+  await expectStatus(
+    operatorApi.post(`/operator/v1/partner-apps/${partner.id}/workspaces`, { workspace_id: ws.workspaceId }),
+    201,
+    "connect the workspace to the partner app"
+  )
+
   const throwaway = await workspace(url, "PRO")
   const doomed = await throwaway.addUser({ role: "OWNER", name: `${label} Doomed` })
   const doomedKey = await throwaway.addApiKey()
@@ -192,8 +210,16 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
   return {
     url,
     workspaceId: ws.workspaceId,
-    credentials: { owner: owner.token, apiKey: apiKey.key, reader: reader.token, stranger: stranger.token, operator: OPERATOR_TOKEN },
+    credentials: {
+      owner: owner.token,
+      apiKey: apiKey.key,
+      reader: reader.token,
+      stranger: stranger.token,
+      operator: OPERATOR_TOKEN,
+      partner: partner.api_key as string
+    },
     revoked: revoked.token as string,
+    partnerClientId: partner.client_id as string,
     ids: {
       meetings: [scheduled.id, instant.id, cancelled.id],
       agendaItems: [topic.id, question.id, standupTopic.id],
@@ -213,6 +239,7 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       workspaces: [ws.workspaceId],
       templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
       webhooks: [webhook.webhook.id as string],
+      partnerApps: [partner.id as string],
       apiKeys: [spareKey.id],
       disposable: {
         workspaces: [throwaway.workspaceId],
@@ -248,6 +275,16 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
       status: endpoint.status,
       consecutive_failure_count: endpoint.consecutive_failure_count
     }))
+  }
+  // The partner app, as the operator and the app itself read it.
+  const partnerHeaders = { "x-api-key": world.credentials.partner, "x-client-id": world.partnerClientId }
+  for (const path of ["/v1/partner/admin/app", "/v1/partner/admin/workspaces?limit=100"]) {
+    const response = await client(world.url).get(path, partnerHeaders)
+    out[`partner GET ${path}`] = { status: response.status, body: response.status === 200 ? response.body : response.body?.code }
+  }
+  for (const id of world.ids.partnerApps) {
+    const response = await client(world.url, world.credentials.operator).get(`/operator/v1/partner-apps/${id}`)
+    out[`operator GET /operator/v1/partner-apps/${id}`] = { status: response.status, body: response.body }
   }
   const meetingIds = new Set<string>([...world.ids.meetings, ...((meetings.body?.items ?? []) as ReadonlyArray<{ id: string }>).map((m) => m.id)])
   await Promise.all([

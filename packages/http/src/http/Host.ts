@@ -4,8 +4,8 @@
  *   path in its one exact form (404 otherwise); 404 or 405 with Allow for paths and methods the contract does
  *   not have; and for JSON endpoints the body, read once within its limit (415, 413, 400 bad_request).
  * - `ApiMiddlewareLive`, inside the API (so its answers are encoded like any domain error): decode failures
- *   become the core's ValidationError in the API's words, and a defect is logged and answered 500 without
- *   internals.
+ *   become the core's ValidationError in the API's words (under /v1/partner the partner envelope's 400
+ *   `invalid_request`, with the same words), and a defect is logged and answered 500 without internals.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
@@ -18,6 +18,7 @@ import * as Idempotency from "./Idempotency.js"
 import { Cause, Chunk, Effect, Either, FiberRef, Option } from "effect"
 import { Api } from "@convene/api/Api"
 import { envelope } from "@convene/api/Errors"
+import { isPartnerPath, partnerCodeOf, partnerEnvelope } from "@convene/api/Partner"
 import { CurrentRequestId } from "@convene/api/RequestId"
 import { type BodyProblem, BufferedRequest, maxBodyBytes, readJson } from "./Body.js"
 import { BodyRejected, CurrentRoute, JsonBody, type ReadBody } from "./RequestContext.js"
@@ -26,23 +27,27 @@ import { isCanonical, type Routes } from "./Routes.js"
 import { validationErrorOf } from "./Validation.js"
 
 
-/** A failure in the envelope, with the request id also as a header (answers the host writes itself). */
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * A failure of the request to `url` in its API's envelope (the partner envelope under /v1/partner, with the partner
+ * codes), with the request id also as a header (answers the host writes itself).
+ */
 const failure = (
+  url: string,
   status: number,
   code: string,
   text: string,
   requestId: string,
   headers: Record<string, string> = {}
 ): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(envelope(code, text, requestId), {
-    status,
-    headers: { ...headers, "x-request-id": requestId }
-  })
-
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
+  HttpServerResponse.unsafeJson(
+    isPartnerPath(pathOf(url)) ? partnerEnvelope(partnerCodeOf(code), text, requestId) : envelope(code, text, requestId),
+    { status, headers: { ...headers, "x-request-id": requestId } }
+  )
 
 /**
  * A path as messages show it: segments longer than any of the API's (a UUID has 36 characters) are cut, and so
@@ -78,8 +83,8 @@ const rejection = (problem: BodyProblem): BodyRejected | undefined => {
   }
 }
 
-const tooLarge = (requestId: string) =>
-  failure(413, "payload_too_large", `the request body is larger than ${maxBodyBytes} bytes`, requestId, {
+const tooLarge = (url: string, requestId: string) =>
+  failure(url, 413, "payload_too_large", `the request body is larger than ${maxBodyBytes} bytes`, requestId, {
     connection: "close"
   })
 
@@ -107,8 +112,9 @@ export const hostMiddleware = (routes: Routes) =>
     if (route === undefined) {
       const allowed = isCanonical(path) ? routes.allowed(path) : []
       return allowed.length === 0
-        ? failure(404, "not_found", `no route for ${request.method} ${shown(path)}`, requestId)
+        ? failure(request.url, 404, "not_found", `no route for ${request.method} ${shown(path)}`, requestId)
         : failure(
+          request.url,
           405,
           "method_not_allowed",
           `${request.method} is not allowed on ${shown(path)}; allowed: ${allowed.join(", ")}`,
@@ -124,8 +130,8 @@ export const hostMiddleware = (routes: Routes) =>
     const rejected = rejection(read.left)
     if (rejected === undefined) {
       return read.left._tag === "TooLarge"
-        ? tooLarge(requestId)
-        : failure(400, "bad_request", "the request body ended before it was complete", requestId)
+        ? tooLarge(request.url, requestId)
+        : failure(request.url, 400, "bad_request", "the request body ended before it was complete", requestId)
     }
     return yield* routed(Option.some(Either.left(rejected)))
   })
@@ -158,26 +164,31 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
     Effect.gen(function*() {
       if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
       const failures = Cause.failures(cause)
-      const decode = Chunk.findFirst(failures, isDecodeError)
-      if (Option.isSome(decode)) return yield* Effect.fail(validationErrorOf(decode.value))
+      const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = yield* FiberRef.get(CurrentRequestId)
+      const decode = Chunk.findFirst(failures, isDecodeError)
+      if (Option.isSome(decode)) {
+        const invalid = validationErrorOf(decode.value)
+        // The partner API's 400 (the contract's PartnerInvalidRequest) is its own envelope, whatever the endpoint.
+        if (isPartnerPath(pathOf(request.url))) return failure(request.url, 400, "invalid_request", invalid.message, requestId)
+        return yield* Effect.fail(invalid)
+      }
       if (Chunk.some(failures, isRouteNotFound)) {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        return failure(404, "not_found", `no route for ${request.method} ${shown(pathOf(request.url))}`, requestId)
+        return failure(request.url, 404, "not_found", `no route for ${request.method} ${shown(pathOf(request.url))}`, requestId)
       }
       if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
       const rejected = Chunk.findFirst(Cause.defects(cause), (defect) => defect instanceof BodyRejected)
       if (Option.isSome(rejected) && rejected.value instanceof BodyRejected) {
-        return failure(rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
+        return failure(request.url, rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
       }
       if (Chunk.some(Cause.defects(cause), isLostToDeletion)) {
-        return failure(409, "conflict", "something this request refers to was deleted while it ran; nothing was changed", requestId)
+        return failure(request.url, 409, "conflict", "something this request refers to was deleted while it ran; nothing was changed", requestId)
       }
       // The access line carries the cause (Lifecycle.ts); a host without one logs it here.
-      const log = RequestLog.entryOf(yield* HttpServerRequest.HttpServerRequest)
+      const log = RequestLog.entryOf(request)
       if (log !== undefined) log.cause = cause
       else yield* Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
-      return failure(500, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId)
+      return failure(request.url, 500, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId)
     })
   )
 

@@ -1,5 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Clients, SigningKeys, Tokens, Users, UserView, Workspaces } from "@convene/core"
+import { Clients, PartnerApps, SigningKeys, Tokens, Users, UserView, Workspaces } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"
 import { RotatedSigningKey } from "@convene/api/Operator"
@@ -11,6 +11,7 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
     const tokens = yield* Tokens
     const clients = yield* Clients
     const keys = yield* SigningKeys
+    const partnerApps = yield* PartnerApps
     return handlers
       .handle("listWorkspaces", ({ urlParams }) => workspaces.list(urlParams))
       .handle("createWorkspace", ({ payload }) => workspaces.create(payload))
@@ -31,4 +32,9 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
       .handle("revokeToken", ({ path }) => tokens.revoke(path.id))
       .handle("createOAuthClient", ({ payload }) => clients.createFirstParty(payload))
       .handle("rotateSigningKey", () => Effect.map(keys.rotate(), (kid) => new RotatedSigningKey({ kid })))
+      .handle("listPartnerApps", ({ urlParams }) => partnerApps.list(urlParams))
+      .handle("createPartnerApp", ({ payload }) => partnerApps.create(payload))
+      .handle("getPartnerApp", ({ path }) => partnerApps.get(path.id))
+      .handle("updatePartnerApp", ({ path, payload }) => partnerApps.update(path.id, payload))
+      .handle("connectPartnerAppWorkspace", ({ path, payload }) => partnerApps.connectWorkspace(path.id, payload.workspace_id))
   }))
