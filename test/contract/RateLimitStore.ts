@@ -66,6 +66,20 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* store.hit(key, window(2))).toBe(2)
       }))
 
+    it.effect("keeps counting a longer window when a shorter window of another key starts after it", () =>
+      Effect.gen(function*() {
+        const store = yield* RateLimitStore
+        const [long, short] = [freshKey(), freshKey()]
+        const fiveMinutes = { start: window(20).start, length: 5 * minute }
+        expect(yield* store.hit(long, fiveMinutes)).toBe(1)
+        expect(yield* store.hit(long, fiveMinutes)).toBe(2)
+        // The first hits of one-minute windows that start while the five-minute window runs drop nothing of it.
+        for (const n of [21, 22, 24]) expect(yield* store.hit(short, window(n))).toBe(1)
+        expect(yield* store.hit(long, fiveMinutes)).toBe(3)
+        // Once it has ended, a new window of the key starts at one.
+        expect(yield* store.hit(long, { start: window(25).start, length: 5 * minute })).toBe(1)
+      }))
+
     it.effect("gives racing hits on one key distinct counts", () =>
       Effect.gen(function*() {
         const store = yield* RateLimitStore

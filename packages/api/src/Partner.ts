@@ -23,6 +23,7 @@ import {
 } from "@convene/core"
 import { Context, Effect, Schema } from "effect"
 import { wire } from "./Errors.js"
+import * as PartnerLimits from "./PartnerLimits.js"
 import { PageParams } from "./Query.js"
 
 /** Where the partner API lives: every path under it answers failures in the partner envelope. */
@@ -150,6 +151,7 @@ export class PartnerAdminApi extends HttpApiGroup.make("partnerAdmin")
       )
   )
   .middleware(PartnerAdminAuth)
+  .addError(PartnerLimits.PartnerRateLimited)
   .prefix(`${partnerPrefix}/admin`)
   .annotate(OpenApi.Title, "Partner admin")
   .annotate(
@@ -163,15 +165,16 @@ type JsonObject = { readonly [key: string]: unknown }
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The fields of the partner envelope, in order. */
+/** The fields of the partner envelope, in order; and those of the partner 429 (PartnerLimits.ts). */
 const partnerEnvelopeFields = ["code", "error", "request_id"].join()
+const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields]
 
 /** Whether `schema` refers to a partner envelope among `schemas` (the document's components): a partner failure. */
 const isPartnerFailure = (schemas: JsonObject) => (schema: unknown): boolean => {
   if (!isObject(schema) || typeof schema.$ref !== "string") return false
   const component = schemas[schema.$ref.split("/").pop() ?? ""]
   return isObject(component) && isObject(component.properties) &&
-    Object.keys(component.properties).sort().join() === partnerEnvelopeFields
+    partnerBodies.includes(Object.keys(component.properties).sort().join())
 }
 
 /**
@@ -220,7 +223,8 @@ export const description = `
 first-party token is no credential there, and a partner API key is none on the first-party paths. Every failure of a
 /v1/partner path answers \`{error, code, request_id}\` (no \`message\`) with the partner codes: 400 \`invalid_request\`,
 401 \`missing_api_key\`, \`missing_client_id\` or \`invalid_credentials\`, 403 \`partner_app_inactive\`, 404 \`not_found\`,
-405 \`method_not_allowed\`, 500 \`internal_server_error\`. Lists answer \`{items, total, limit, offset}\` as above.`
+405 \`method_not_allowed\`, 500 \`internal_server_error\`. Lists answer \`{items, total, limit, offset}\` as above.
+${PartnerLimits.description}`
 
 /**
  * The partner paths of the generated document as the host answers them: the client id's scheme beside the API key's

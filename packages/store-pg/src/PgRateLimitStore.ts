@@ -1,8 +1,9 @@
 /**
- * RateLimitStore on PostgreSQL: `rate_limit_counters`, one row per (key, window). Hits are counted by an upsert that
- * answers the count, so servers sharing the database count one budget together. The first hit of a window also
- * drops the rows of the windows that ended (by the index on window_start), so the table holds about one row per
- * active key.
+ * RateLimitStore on PostgreSQL: `rate_limit_counters`, one row per (key, window) with the window's end. Hits are
+ * counted by an upsert that answers the count, so servers sharing the database count one budget together. The first
+ * hit of a window also drops the rows of the windows that ended before it started (by the index on window_end;
+ * budgets have windows of different lengths, so a five-minute window outlives one-minute windows that start after
+ * it), so the table holds about one row per active key.
  *
  * Concurrent hits of one key in this process share an upsert: while one is running, the hits that arrive wait,
  * and the next upsert adds all of them at once and gives each the count it would have had had they been counted one
@@ -42,11 +43,12 @@ export const layer: Layer.Layer<RateLimitStore, never, SqlClient.SqlClient> = La
     const add = (key: string, window: RateLimitWindow, hits: number) =>
       Effect.gen(function*() {
         const [row] = yield* sql<{ readonly hits: number }>`
-          INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${window.start}, ${hits})
+          INSERT INTO rate_limit_counters (key, window_start, window_end, hits)
+          VALUES (${key}, ${window.start}, ${window.start + window.length}, ${hits})
           ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + ${hits}
           RETURNING hits`
         const total = row?.hits ?? hits
-        if (total === hits) yield* sql`DELETE FROM rate_limit_counters WHERE window_start < ${window.start}`
+        if (total === hits) yield* sql`DELETE FROM rate_limit_counters WHERE window_end <= ${window.start}`
         return total
       }).pipe(orDie, Span.withSpan("PgRateLimitStore.hit"))
 

@@ -19,8 +19,9 @@ export class RateLimitStore extends Context.Tag("@convene/core/RateLimitStore")<
   readonly shared: boolean
   /**
    * Atomically adds `units` (one by default) to the counter of (key, window) and answers the count after the
-   * addition; counters of earlier windows are never read again and may be dropped. Callers racing on one key each
-   * get a distinct count.
+   * addition. Callers racing on one key each get a distinct count. A key is always counted in windows of one
+   * length, but keys have windows of different lengths (a minute, five minutes): a counter may be dropped once its
+   * own window has ended (it is never read again), never before.
    */
   readonly hit: (key: string, window: RateLimitWindow, units?: number) => Effect.Effect<number>
 }>() {}
@@ -35,7 +36,7 @@ const pruneAbove = 10_000
  * enforce one budget together. Memory stays bounded by the keys active in the current window.
  */
 export const inProcess: Layer.Layer<RateLimitStore> = Layer.sync(RateLimitStore, () => {
-  const counters = new Map<string, { start: number; count: number }>()
+  const counters = new Map<string, { start: number; end: number; count: number }>()
   return RateLimitStore.of({
     shared: false,
     hit: (key, window, units = 1) =>
@@ -43,9 +44,9 @@ export const inProcess: Layer.Layer<RateLimitStore> = Layer.sync(RateLimitStore,
         const counter = counters.get(key)
         if (counter !== undefined && counter.start === window.start) return counter.count += units
         if (counters.size >= pruneAbove) {
-          for (const [other, { start }] of counters) if (start < window.start) counters.delete(other)
+          for (const [other, { end }] of counters) if (end <= window.start) counters.delete(other)
         }
-        counters.set(key, { start: window.start, count: units })
+        counters.set(key, { start: window.start, end: window.start + window.length, count: units })
         return units
       })
   })

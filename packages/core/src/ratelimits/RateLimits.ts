@@ -12,6 +12,11 @@
  * no request for when the window ended are counted as spent, so a budget may be refused up to one block per server
  * process early, never late. Once a window's budget is spent, the rest of the window is refused without asking the
  * store at all (the count can only grow until the window ends).
+ *
+ * The partner API has budgets of its own per client address (partner-api.md, "Limits"): one for each of its user
+ * context, its admin context, its OAuth server and its SSO info, each counted in fixed windows of its own length
+ * (five minutes, one minute for SSO info) aligned to the clock in the same way, with the same counters. The host
+ * says which part a request is for and who the client is; the budgets and the windows are decided here.
  */
 import { Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
 import type { Principal } from "../identity/Identity.js"
@@ -19,7 +24,7 @@ import { RateLimited } from "../shared/Errors.js"
 import type { WorkspaceId } from "../shared/Ids.js"
 import type { Plan } from "../workspaces/Workspace.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
-import { RateLimitStore } from "./RateLimitStore.js"
+import { RateLimitStore, type RateLimitWindow } from "./RateLimitStore.js"
 import { fn } from "../shared/Span.js"
 
 /** The budgets, and the window they are counted in. */
@@ -30,19 +35,56 @@ export interface RateLimitPolicy {
   readonly anonymous: number
   /** The window's length in milliseconds (one minute). */
   readonly windowMs: number
+  /** The partner API's budgets per client address; left out, partner-api.md's (`defaultPartnerBudgets`). */
+  readonly partner?: PartnerBudgets | undefined
 }
 
-/** decisions.md's budgets: FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200 a minute; 300 a minute for anonymous callers. */
+/** A budget counted in fixed windows of its own length. */
+export interface Budget {
+  /** Requests per window. */
+  readonly limit: number
+  /** The window's length in milliseconds. */
+  readonly windowMs: number
+}
+
+/**
+ * The parts of the partner API with a budget per client address: its user context (/v1/partner/user), its admin
+ * context (/v1/partner/admin), its OAuth server (/oauth2) and its SSO info (/v1/partner/sso/info).
+ */
+export const partnerScopes = ["partner_user", "partner_admin", "oauth", "sso_info"] as const
+export type PartnerScope = typeof partnerScopes[number]
+
+export type PartnerBudgets = Readonly<Record<PartnerScope, Budget>>
+
+const fiveMinutes = 5 * 60_000
+
+/** partner-api.md's budgets per client address: 1000, 500 and 100 requests per 5 minutes, and 30 a minute. */
+export const defaultPartnerBudgets: PartnerBudgets = {
+  partner_user: { limit: 1000, windowMs: fiveMinutes },
+  partner_admin: { limit: 500, windowMs: fiveMinutes },
+  oauth: { limit: 100, windowMs: fiveMinutes },
+  sso_info: { limit: 30, windowMs: 60_000 }
+}
+
+/**
+ * decisions.md's budgets: FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200 a minute; 300 a minute for anonymous callers;
+ * and partner-api.md's per client address of the partner API.
+ */
 export const defaultPolicy: RateLimitPolicy = {
   perPlan: { FREE: 60, PRO: 300, ELITE: 600, ENTERPRISE: 1200 },
   anonymous: 300,
-  windowMs: 60_000
+  windowMs: 60_000,
+  partner: defaultPartnerBudgets
 }
 
-/** Who a request is counted against. */
+/**
+ * Who a request is counted against: its credential, the client address of a request without a valid one, or the
+ * client address of a request to a part of the partner API (whatever its credential).
+ */
 export type RateLimitSubject =
   | { readonly _tag: "Credential"; readonly principal: Principal }
   | { readonly _tag: "Address"; readonly address: string }
+  | { readonly _tag: "PartnerAddress"; readonly scope: PartnerScope; readonly address: string }
 
 /** Where a subject's budget stands after a request took its unit: what the X-RateLimit-* headers say. */
 export interface RateLimitState {
@@ -70,6 +112,7 @@ const pruneAbove = 10_000
 /** Where one key's budget stands in this process, in the current window. */
 interface Standing {
   readonly windowStart: number
+  readonly windowEnd: number
   /** The next unit of the block this process holds, and its last. */
   next: number
   last: number
@@ -79,12 +122,18 @@ interface Standing {
   spent: boolean
 }
 
-/** The refusal of a request that `state` says is over its budget. */
-export const refusal = (state: RateLimitState): RateLimited =>
+/** A window's length in words: "a minute", "per 5 minutes", "per 30 seconds". */
+const perWindow = (windowMs: number): string => {
+  if (windowMs === 60_000) return "a minute"
+  return windowMs % 60_000 === 0 ? `per ${windowMs / 60_000} minutes` : `per ${Math.ceil(windowMs / 1000)} seconds`
+}
+
+/** The refusal of a request that `state` says is over its budget (counted in windows of `windowMs`, one minute). */
+export const refusal = (state: RateLimitState, windowMs = 60_000): RateLimited =>
   new RateLimited({
     limit: state.limit,
     retry_after_seconds: state.retryAfterSeconds,
-    message: `rate limit of ${state.limit} requests a minute exceeded; retry after ${state.retryAfterSeconds} seconds`
+    message: `rate limit of ${state.limit} requests ${perWindow(windowMs)} exceeded; retry after ${state.retryAfterSeconds} seconds`
   })
 
 const make = (policy: RateLimitPolicy) =>
@@ -107,13 +156,21 @@ const make = (policy: RateLimitPolicy) =>
 
     const standings = new Map<string, Standing>()
 
-    const standingOf = (key: string, windowStart: number): Standing => {
+    const standingOf = (key: string, window: RateLimitWindow): Standing => {
       const known = standings.get(key)
-      if (known !== undefined && known.windowStart === windowStart) return known
+      if (known !== undefined && known.windowStart === window.start) return known
+      // Budgets have windows of different lengths: only the standings of windows that have ended are forgotten.
       if (standings.size >= pruneAbove) {
-        for (const [other, standing] of standings) if (standing.windowStart < windowStart) standings.delete(other)
+        for (const [other, standing] of standings) if (standing.windowEnd <= window.start) standings.delete(other)
       }
-      const fresh: Standing = { windowStart, next: 1, last: 0, reserving: undefined, spent: false }
+      const fresh: Standing = {
+        windowStart: window.start,
+        windowEnd: window.start + window.length,
+        next: 1,
+        last: 0,
+        reserving: undefined,
+        spent: false
+      }
       standings.set(key, fresh)
       return fresh
     }
@@ -123,9 +180,9 @@ const make = (policy: RateLimitPolicy) =>
      * next unit of the block this process holds (reserving a block when it has none left; one reservation at a time
      * per key, the other requests waiting for it). A reservation always completes, so none waits for ever.
      */
-    const unitOf = (key: string, window: { readonly start: number; readonly length: number }, limit: number): Effect.Effect<number> => {
+    const unitOf = (key: string, window: RateLimitWindow, limit: number): Effect.Effect<number> => {
       if (!store.shared) return store.hit(key, window)
-      const standing = standingOf(key, window.start)
+      const standing = standingOf(key, window)
       if (standing.next <= standing.last) return Effect.succeed(standing.next++)
       if (standing.reserving !== undefined) {
         return Effect.zipRight(Deferred.await(standing.reserving), Effect.suspend(() => unitOf(key, window, limit)))
@@ -145,19 +202,33 @@ const make = (policy: RateLimitPolicy) =>
       )
     }
 
+    const partnerBudgets = policy.partner ?? defaultPartnerBudgets
+
+    /** The counter a subject's request counts in, and its budget. */
+    const budgetOf = (subject: RateLimitSubject, at: number): Effect.Effect<readonly [key: string, budget: Budget]> => {
+      switch (subject._tag) {
+        case "Credential":
+          return Effect.map(planOf(subject.principal.workspace_id, at), (plan) =>
+            [`credential:${subject.principal.credential_id}`, { limit: policy.perPlan[plan], windowMs: policy.windowMs }] as const)
+        case "Address":
+          return Effect.succeed([`address:${subject.address}`, { limit: policy.anonymous, windowMs: policy.windowMs }] as const)
+        case "PartnerAddress":
+          return Effect.succeed([`${subject.scope}:${subject.address}`, partnerBudgets[subject.scope]] as const)
+      }
+    }
+
     /** Takes one unit of the subject's budget for this request and answers where the budget stands. */
     const take = fn("RateLimits.take")(function*(subject: RateLimitSubject) {
       const at = yield* Clock.currentTimeMillis
-      const start = at - (at % policy.windowMs)
-      const end = start + policy.windowMs
-      const [key, limit] = subject._tag === "Credential"
-        ? [`credential:${subject.principal.credential_id}`, policy.perPlan[yield* planOf(subject.principal.workspace_id, at)]]
-        : [`address:${subject.address}`, policy.anonymous]
+      const [key, { limit, windowMs }] = yield* budgetOf(subject, at)
+      const start = at - (at % windowMs)
+      const end = start + windowMs
+      const window: RateLimitWindow = { start, length: windowMs }
       const standing = standings.get(key)
       const count = standing !== undefined && standing.windowStart === start && standing.spent
         ? limit + 1
-        : yield* unitOf(key, { start, length: policy.windowMs }, limit)
-      if (count > limit) standingOf(key, start).spent = true
+        : yield* unitOf(key, window, limit)
+      if (count > limit) standingOf(key, window).spent = true
       const state: RateLimitState = {
         limit,
         remaining: Math.max(0, limit - count),
@@ -168,7 +239,7 @@ const make = (policy: RateLimitPolicy) =>
       return state
     })
 
-    return { take, policy } as const
+    return { take, policy, partnerBudgets } as const
   })
 
 export class RateLimits extends Context.Tag("@convene/core/RateLimits")<
