@@ -14,27 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { verify } from "@octokit/webhooks-methods"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { simpleParser } from "mailparser"
-import { once } from "node:events"
-import { createServer, type Server } from "node:https"
 import { serverDatabase } from "../packages/store-pg/test/fixtures.js"
 import { type ServerProcess, startServerProcess } from "./support/process.js"
+import { header, type Received, type Receiver, startReceiver, waitFor } from "./support/receiver.js"
 import { client, OPERATOR_TOKEN, provision } from "./support/server.js"
 import { startSmtp, type TestSmtp } from "./support/smtp.js"
 import { makeTestTls, type TestTls } from "./support/tls.js"
 
 const scope = Effect.runSync(Scope.make())
 
-interface Received {
-  readonly path: string
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly body: string
-  readonly at: number
-}
-
 let tls: TestTls
-let receiver: Server
+let receiver: Receiver
 let receiverUrl: string
-const received: Array<Received> = []
+let received: Array<Received>
 /** The paths under /fail that answer 200 again: their receiver was repaired. */
 const repaired = new Set<string>()
 
@@ -62,33 +54,23 @@ const serverEnv = () => ({
 
 beforeAll(async () => {
   tls = await makeTestTls()
-  receiver = createServer({ key: tls.keyPem, cert: tls.certPem }, (request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8")
-      const path = request.url ?? ""
-      received.push({ path, headers: request.headers, body, at: Date.now() })
-      // Challenges are echoed; besides, `/redirect` answers 302 to /ok, `/fail` and the paths under it 500 (until
-      // repaired), any other 200.
-      const envelope = JSON.parse(body) as { event_type: string; data: { verification_token?: string } }
-      if (path === "/redirect") {
-        response.writeHead(302, { location: `${receiverUrl}/ok` }).end()
-      } else if (envelope.event_type === "webhook.verification") {
-        response.writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify({ verification_token: envelope.data.verification_token }))
-      } else if (path.startsWith("/fail") && !repaired.has(path)) {
-        response.writeHead(500).end("down for maintenance")
-      } else {
-        response.writeHead(200).end("ok")
-      }
-    })
+  receiver = await startReceiver(tls, ({ body, path }, response) => {
+    // Challenges are echoed; besides, `/redirect` answers 302 to /ok, `/fail` and the paths under it 500 (until
+    // repaired), any other 200.
+    const envelope = JSON.parse(body) as { event_type: string; data: { verification_token?: string } }
+    if (path === "/redirect") {
+      response.writeHead(302, { location: `${receiverUrl}/ok` }).end()
+    } else if (envelope.event_type === "webhook.verification") {
+      response.writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ verification_token: envelope.data.verification_token }))
+    } else if (path.startsWith("/fail") && !repaired.has(path)) {
+      response.writeHead(500).end("down for maintenance")
+    } else {
+      response.writeHead(200).end("ok")
+    }
   })
-  receiver.listen(0, "127.0.0.1")
-  await once(receiver, "listening")
-  const address = receiver.address()
-  if (address === null || typeof address === "string") throw new Error("no port")
-  receiverUrl = `https://127.0.0.1:${address.port}`
+  receiverUrl = receiver.url
+  received = receiver.received
   smtp = await startSmtp()
   databaseUrl = Redacted.value(await Effect.runPromise(Scope.extend(serverDatabase, scope)))
   const database = StorePg.clientPg({ url: Redacted.make(databaseUrl), maxConnections: 1, applicationName: "webhooks-test" })
@@ -98,26 +80,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop()
-  receiver?.close()
+  await receiver?.close()
   await smtp?.close()
   await tls?.cleanup()
   await Effect.runPromise(Scope.close(scope, Exit.void))
 }, 60_000)
-
-const waitFor = async <A>(probe: () => A | undefined | Promise<A | undefined>, what: string, ms = 15_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const header = (message: Received, name: string) => {
-  const value = message.headers[name]
-  return Array.isArray(value) ? value.join(",") : value
-}
 
 const deliveredTo = (path: string, type: string, id?: string) =>
   received.filter((message) =>

@@ -120,11 +120,27 @@ describe("convene against a running server", () => {
     const id = /^id\s+(\S+)/m.exec(created.stdout)?.[1]
     expect([key, clientId, id].every((value) => value !== undefined)).toBe(true)
     expect(created.stdout).toMatch(/client_secret\s+svc_pcs_v1_/)
+    const webhookSecret = /webhook_secret\s+(whsec_\S+)/.exec(created.stdout)?.[1]
+    expect(webhookSecret).toBeDefined()
     expect(created.stdout).toMatch(/slug\s+acme-notes/)
 
     const shown = await json(["partner-apps", "get", id!])
     expect(shown).toMatchObject({ id, name: "Acme Notes", status: "active", client_id: clientId, redirect_uris: ["https://acme.example/cb"] })
     expect(JSON.stringify(shown)).not.toContain(key!)
+    expect(JSON.stringify(shown)).not.toContain(webhookSecret!)
+
+    // A new webhook secret, printed once (on standard output, the note on standard error); --json answers it too.
+    const rotated = await cli(["partner-apps", "rotate-webhook-secret", id!])
+    expect(rotated.code).toBe(0)
+    expect(rotated.stderr).toContain("shown once")
+    const renewed = /webhook_secret\s+(whsec_\S+)/.exec(rotated.stdout)?.[1]
+    expect(renewed).toBeDefined()
+    expect(renewed).not.toBe(webhookSecret)
+    const again = await json(["partner-apps", "rotate-webhook-secret", id!])
+    expect(again).toMatchObject({ id, webhook_enabled: false })
+    expect(again.webhook_secret).toMatch(/^whsec_/)
+    expect(again.webhook_secret).not.toBe(renewed)
+    expect(JSON.stringify(await json(["partner-apps", "get", id!]))).not.toContain(again.webhook_secret)
     const listed = await cli(["partner-apps", "list"])
     expect(listed.stdout).toContain(clientId!)
     expect(listed.stdout).not.toContain(key!)

@@ -8,6 +8,7 @@ import type { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
 import * as AttachmentStore from "./AttachmentStore.js"
+import * as AutomationStore from "./AutomationStore.js"
 import * as BlobStore from "./BlobStore.js"
 import * as ContextStore from "./ContextStore.js"
 import * as BacklogItemStore from "./BacklogItemStore.js"
@@ -42,6 +43,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   EventLog.suite(name, layer)
   WebhookStore.suite(name, layer)
   PartnerStore.suite(name, layer)
+  AutomationStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }

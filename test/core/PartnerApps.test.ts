@@ -16,6 +16,7 @@ import {
   PartnerApps,
   PartnerStore,
   PartnerAppSlug,
+  SecretBox,
   slugFromName,
   UpdatePartnerApp,
   WorkspaceId,
@@ -23,6 +24,7 @@ import {
 } from "@convene/core"
 import { describe, expect, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, FastCheck as fc, Layer, Option, Redacted, TestClock } from "effect"
+import { NodeSecretBox } from "@convene/node"
 import { CoreLive, spansOf } from "./fixtures.js"
 
 /** Every URL passes the outbound check but those of `internal.example`, which resolves to a private address. */
@@ -37,7 +39,9 @@ const TestOutbound = Layer.succeed(
   })
 )
 
-const PartnerLive = Convene.partnerLayer.pipe(Layer.provideMerge(Layer.merge(CoreLive, TestOutbound)))
+const PartnerLive = Convene.partnerLayer.pipe(
+  Layer.provideMerge(Layer.mergeAll(CoreLive, TestOutbound, NodeSecretBox.layer(Redacted.make(new Uint8Array(32).fill(7)))))
+)
 
 const create = (fields: Partial<ConstructorParameters<typeof CreatePartnerApp>[0]> = {}) =>
   Effect.flatMap(PartnerApps, (apps) => apps.create(CreatePartnerApp.make({ name: `Acme ${crypto.randomUUID().slice(0, 8)}`, ...fields })))
@@ -71,6 +75,10 @@ describe("PartnerApps", () => {
         expect(stored.client_secret_hash).toBe(yield* crypto.sha256(created.client_secret))
         expect(JSON.stringify(stored)).not.toContain(created.api_key)
         expect(JSON.stringify(stored)).not.toContain(created.client_secret)
+        // The webhook secret is kept sealed (the server signs with it), never in clear.
+        expect(created.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/)
+        expect(JSON.stringify(stored)).not.toContain(created.webhook_secret)
+        expect(yield* (yield* SecretBox).open(stored.sealed_webhook_secret!)).toBe(created.webhook_secret)
         // No view shows a secret or its hash again.
         const view = yield* (yield* PartnerApps).get(created.id)
         expect(Object.keys(view).sort()).toEqual([

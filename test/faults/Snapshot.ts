@@ -185,7 +185,14 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   deliveries: (table) => [...HashMap.values(table)].map((row) => ["deliveries", row]),
   deliveryAttempts: (table) => [...HashMap.values(table)].flatMap((attempts) => attempts.map((row) => ["delivery_attempts", row] as const)),
   partnerApps: (table) => [...HashMap.values(table)].map((row) => ["partner_apps", row]),
-  partnerConnections: (table) => [...HashMap.values(table)].map((row) => ["partner_app_workspaces", row])
+  partnerConnections: (table) => [...HashMap.values(table)].map((row) => ["partner_app_workspaces", row]),
+  automations: (table) =>
+    [...HashMap.values(table)].flatMap(({ actions, ...automation }) => [
+      ["partner_automations", automation] as const,
+      ...actions.map((action, position) =>
+        ["partner_automation_actions", { id: action.id, automation_id: automation.id, position, type: action.type, webhook_url: action.webhook_url }] as const
+      )
+    ])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

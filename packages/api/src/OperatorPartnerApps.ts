@@ -13,6 +13,7 @@ import {
   Pagination,
   PartnerAppId,
   PartnerAppView,
+  RotatedWebhookSecret,
   UpdatePartnerApp
 } from "@convene/core"
 import { Schema } from "effect"
@@ -46,9 +47,12 @@ export const createPartnerApp = HttpApiEndpoint.post("createPartnerApp", "/partn
   .annotate(
     OpenApi.Description,
     "Creates a partner app, `active`, with its `client_id` (cvp_..., the X-Client-ID header and the OAuth client id), " +
-      "its API key (`api_key`, svc_pak_v1_..., the X-API-Key header of /v1/partner/admin) and its OAuth client secret " +
-      "(`client_secret`, svc_pcs_v1_...). The key and the secret are in this answer only: the server keeps their " +
-      `SHA-256 hashes, and no other answer or log line shows them. ${fields} 409 \`conflict\` when the slug given is taken.`
+      "its API key (`api_key`, svc_pak_v1_..., the X-API-Key header of /v1/partner/admin), its OAuth client secret " +
+      "(`client_secret`, svc_pcs_v1_...) and its webhook secret (`webhook_secret`, whsec_..., which signs its webhooks " +
+      "and its automations' calls: X-Svc-Signature). The key and the secrets are in this answer only: the server keeps " +
+      "the key's and the client secret's SHA-256 hashes and the webhook secret sealed (it must sign with it), and no " +
+      "other answer or log line shows them (the webhook secret can be replaced: POST .../webhook-secret). " +
+      `${fields} 409 \`conflict\` when the slug given is taken.`
   )
 
 export const getPartnerApp = HttpApiEndpoint.get("getPartnerApp", "/partner-apps/:id")
@@ -69,6 +73,20 @@ export const updatePartnerApp = HttpApiEndpoint.patch("updatePartnerApp", "/part
       "`redirect_uris` (replaced whole). What the request leaves out is kept; null clears `webhook_url` (which turns " +
       `webhooks off), \`co_brand_name\` or \`co_brand_logo_url\`. The slug and the secrets cannot be changed. ${fields} ` +
       "404 when unknown."
+  )
+
+export const rotatePartnerAppWebhookSecret = HttpApiEndpoint.post("rotatePartnerAppWebhookSecret", "/partner-apps/:id/webhook-secret")
+  .setPath(PartnerAppPath)
+  .addSuccess(RotatedWebhookSecret)
+  .annotate(OpenApi.Summary, "Replace a partner app's webhook secret")
+  .annotate(
+    OpenApi.Description,
+    "Makes a new webhook secret for the app (whsec_..., 32 random bytes) and answers 200 with the app and the secret " +
+      "(`webhook_secret`), shown in this answer only. It replaces the old one at once: every delivery sent from now " +
+      "on, retries of earlier ones included, is signed with it. There is no overlap (Stripe and Svix may sign with both " +
+      "for a while; X-Svc-Signature carries one signature): a receiver accepts either while it switches. An app made " +
+      "before webhook secrets existed has " +
+      "none, and is sent nothing (`webhook_enabled` false) until this makes its first one. No body. 404 when unknown."
   )
 
 export const connectPartnerAppWorkspace = HttpApiEndpoint.post("connectPartnerAppWorkspace", "/partner-apps/:id/workspaces")

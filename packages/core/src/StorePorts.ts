@@ -10,6 +10,7 @@ import type { MeetingStore } from "./meetings/MeetingStore.js"
 import type { WorkspaceStore } from "./workspaces/WorkspaceStore.js"
 import type { EventLog } from "./events/EventLog.js"
 import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
+import type { AutomationStore } from "./partner/AutomationStore.js"
 import type { PartnerStore } from "./partner/PartnerStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
@@ -33,5 +34,6 @@ export type StorePorts =
   | SessionStore
   | WebhookStore
   | PartnerStore
+  | AutomationStore
   | RateLimitStore
   | Transactor

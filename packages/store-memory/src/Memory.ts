@@ -17,6 +17,8 @@ import type {
   AttachmentId,
   AttachmentRow,
   AuthorizationCode,
+  Automation,
+  AutomationId,
   ContextItemId,
   ContextItemRow,
   BacklogItemId,
@@ -151,6 +153,8 @@ export interface State {
   readonly partnerApps: HashMap.HashMap<PartnerAppId, PartnerApp>
   /** Workspaces connected to partner apps by `JSON.stringify([partner_app_id, workspace_id])`. */
   readonly partnerConnections: HashMap.HashMap<string, PartnerConnection>
+  /** Partner apps' automations (each with its actions) by id. */
+  readonly automations: HashMap.HashMap<AutomationId, Automation>
 }
 
 /** A workspace connected to a partner app. */
@@ -191,7 +195,8 @@ const empty: State = {
   deliveries: HashMap.empty(),
   deliveryAttempts: HashMap.empty(),
   partnerApps: HashMap.empty(),
-  partnerConnections: HashMap.empty()
+  partnerConnections: HashMap.empty(),
+  automations: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

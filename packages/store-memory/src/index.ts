@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import * as ActionItemStore from "./ActionItemStore.js"
 import * as AgendaItemStore from "./AgendaItemStore.js"
 import * as AttachmentStore from "./AttachmentStore.js"
+import * as AutomationStore from "./AutomationStore.js"
 import * as MemoryBlobStore from "./BlobStore.js"
 import * as ContextStore from "./ContextStore.js"
 import * as BacklogItemStore from "./BacklogItemStore.js"
@@ -48,5 +49,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   EventLog.layer,
   WebhookStore.layer,
   PartnerStore.layer,
+  AutomationStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

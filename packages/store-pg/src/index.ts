@@ -19,6 +19,7 @@ import * as Migrations from "./Migrations.js"
 import * as PgActionItemStore from "./PgActionItemStore.js"
 import * as PgAgendaItemStore from "./PgAgendaItemStore.js"
 import * as PgAttachmentStore from "./PgAttachmentStore.js"
+import * as PgAutomationStore from "./PgAutomationStore.js"
 import * as PgBlobStore from "./PgBlobStore.js"
 import * as PgContextStore from "./PgContextStore.js"
 import * as PgBacklogItemStore from "./PgBacklogItemStore.js"
@@ -45,6 +46,7 @@ export {
   PgActionItemStore,
   PgAgendaItemStore,
   PgAttachmentStore,
+  PgAutomationStore,
   PgBlobStore,
   PgContextStore,
   PgBacklogItemStore,
@@ -87,6 +89,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgEventLog.layer,
   PgWebhookStore.layer,
   PgPartnerStore.layer,
+  PgAutomationStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

@@ -25,6 +25,11 @@ import {
   MeetingStore,
   OAuthStore,
   AuthorizationCode,
+  Automation,
+  AutomationAction,
+  AutomationActionId,
+  AutomationId,
+  AutomationStore,
   PartnerApp,
   PartnerAppId,
   PartnerStore,
@@ -75,7 +80,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts", "partner_apps"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts", "partner_apps", "partner_events"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -354,7 +359,7 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"], [13, "partner_apps"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"], [13, "partner_apps"], [14, "partner_events"]])
         expect(yield* countRows).toEqual(legacyCounts)
         // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
         const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
@@ -862,6 +867,7 @@ const newPartnerApp = Effect.gen(function*() {
     redirect_uris: ["https://acme.example/cb"],
     api_key_hash: "a".repeat(64),
     client_secret_hash: "b".repeat(64),
+    sealed_webhook_secret: null,
     created_at: T0,
     updated_at: T0
   })
@@ -911,3 +917,61 @@ const partnerAppsSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter
 
 partnerAppsSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
 partnerAppsSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))
+
+/** An automation of the app with one action. */
+const newAutomation = (appId: PartnerAppId) =>
+  new Automation({
+    id: AutomationId.make(randomUUID()),
+    partner_app_id: appId,
+    name: "Tell the CRM",
+    description: null,
+    trigger_type: "meeting_ended",
+    actions: [new AutomationAction({ id: AutomationActionId.make(randomUUID()), type: "webhook", webhook_url: "https://crm.example.com/a" })],
+    enabled: true,
+    created_at: T0
+  })
+
+const partnerEventsSuite = (name: string, adapter: Layer.Layer<StorePortsOfAdapter | SqlClient.SqlClient, unknown>) =>
+  layer(adapter, { timeout: "60 seconds" })(`0014_partner_events (${name})`, (it) => {
+    it.effect("adds the apps' sealed webhook secret (null for the apps made before) and the automation tables with their indexes", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [column] = yield* sql<{ readonly is_nullable: string; readonly data_type: string }>`SELECT is_nullable, data_type
+          FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name = 'partner_apps' AND column_name = 'sealed_webhook_secret'`
+        expect(column).toEqual({ is_nullable: "YES", data_type: "text" })
+        const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema() AND tablename = ANY(${["partner_automations", "partner_automation_actions"]}::text[])
+          ORDER BY indexname`
+        expect(indexes.map((row) => row.indexname)).toEqual([
+          "partner_automation_actions_automation_id_position_key",
+          "partner_automation_actions_pkey",
+          "partner_automations_app_created_idx",
+          "partner_automations_app_trigger_idx",
+          "partner_automations_pkey"
+        ])
+        const app = yield* newPartnerApp
+        const [stored] = yield* sql<{ readonly sealed_webhook_secret: string | null }>`SELECT sealed_webhook_secret FROM partner_apps
+          WHERE id = ${app.id}`
+        expect(stored).toEqual({ sealed_webhook_secret: null })
+      }))
+
+    it.effect("an automation of an app that does not exist fails when the unit commits, its actions with it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const automations = yield* AutomationStore
+        const orphan = newAutomation(PartnerAppId.make(randomUUID()))
+        expect(foreignKeyViolation(yield* unitExit(automations.insert(orphan)))).toEqual(["partner_automations_partner_app_id_fkey"])
+        expect(yield* sql`SELECT id FROM partner_automation_actions WHERE automation_id = ${orphan.id}`).toEqual([])
+        const exit = yield* unitExit(sql`INSERT INTO partner_automation_actions (id, automation_id, position, type, webhook_url)
+          VALUES (${randomUUID()}, ${randomUUID()}, 0, 'webhook', 'https://crm.example.com/b')`)
+        expect(foreignKeyViolation(exit)).toEqual(["partner_automation_actions_automation_id_fkey"])
+        const app = yield* newPartnerApp
+        const kept = newAutomation(app.id)
+        expect(Exit.isSuccess(yield* unitExit(automations.insert(kept)))).toBe(true)
+        expect(yield* automations.getByAction(kept.actions[0]!.id)).toEqual(Option.some(kept))
+      }))
+  })
+
+partnerEventsSuite("PostgreSQL", Layer.unwrapScoped(Effect.map(serverDatabase, (url) => layerPg({ url }))))
+partnerEventsSuite("PGlite", Layer.unwrapScoped(Effect.map(pgliteDataDir, (dataDir) => layerPglite({ dataDir }))))

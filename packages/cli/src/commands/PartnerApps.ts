@@ -1,6 +1,7 @@
 /**
- * `convene partner-apps list | get | create | update | connect`: the operator API's partner apps. The API key and
- * client secret are printed once, when the app is created.
+ * `convene partner-apps list | get | create | update | rotate-webhook-secret | connect`: the operator API's partner
+ * apps. The API key, client secret and webhook secret are printed once, when the app is created; a new webhook
+ * secret once, when it is made.
  */
 import { Args, Command, Options } from "@effect/cli"
 import {
@@ -11,6 +12,7 @@ import {
   PartnerAppId,
   PartnerAppStatus,
   type PartnerAppView,
+  type RotatedWebhookSecret,
   UpdatePartnerApp,
   WorkspaceId
 } from "@convene/core"
@@ -121,11 +123,18 @@ const create = Command.make(
       const answer = yield* request((client) => client.createPartnerApp({ payload, withResponse: true }))
       yield* Output.show(answer, options.json, (app: CreatedPartnerApp) =>
         Effect.zipRight(
-          Console.log(Output.fields([...appFields(app), ["api_key", app.api_key], ["client_secret", app.client_secret]])),
-          Console.error("The API key and the client secret are shown once: store them now, they cannot be read again.")
+          Console.log(Output.fields([
+            ...appFields(app),
+            ["api_key", app.api_key],
+            ["client_secret", app.client_secret],
+            ["webhook_secret", app.webhook_secret]
+          ])),
+          Console.error(
+            "The API key, the client secret and the webhook secret are shown once: store them now, they cannot be read again."
+          )
         ))
     })
-).pipe(Command.withDescription("Create a partner app. Its API key and client secret are printed once."))
+).pipe(Command.withDescription("Create a partner app. Its API key, client secret and webhook secret are printed once."))
 
 const update = Command.make(
   "update",
@@ -159,6 +168,21 @@ const update = Command.make(
     })
 ).pipe(Command.withDescription("Change a partner app: suspend or reactivate it, rename it, set its URLs (none clears one)."))
 
+const rotateWebhookSecret = Command.make("rotate-webhook-secret", { json: Flags.json, url: Flags.url, id: appId }, (options) =>
+  Effect.gen(function*() {
+    const id = yield* Input.id(PartnerAppId, options.id, "<id>")
+    const answer = yield* request((client) => client.rotatePartnerAppWebhookSecret({ path: { id }, withResponse: true }))
+    yield* Output.show(answer, options.json, (rotated: RotatedWebhookSecret) =>
+      Effect.zipRight(
+        Console.log(Output.fields([...appFields(rotated), ["webhook_secret", rotated.webhook_secret]])),
+        Console.error("The webhook secret is shown once: store it now. It signs every delivery from now on.")
+      ))
+  })).pipe(
+    Command.withDescription(
+      "Make a new webhook secret for a partner app (the first one of an app made without): printed once, it replaces the old one at once."
+    )
+  )
+
 const connect = Command.make(
   "connect",
   {
@@ -184,12 +208,13 @@ const connect = Command.make(
 ).pipe(Command.withDescription("Connect a workspace to a partner app (connecting it again changes nothing)."))
 
 export const command = Command.make("partner-apps").pipe(
-  Command.withDescription("Partner apps: list, get, create, update, connect workspaces."),
+  Command.withDescription("Partner apps: list, get, create, update, rotate the webhook secret, connect workspaces."),
   Command.withSubcommands([
     list.pipe(Connection.provide),
     get.pipe(Connection.provide),
     create.pipe(Connection.provide),
     update.pipe(Connection.provide),
+    rotateWebhookSecret.pipe(Connection.provide),
     connect.pipe(Connection.provide)
   ])
 )

@@ -2,8 +2,13 @@
  * Action items of meetings. Status changes follow the machine in ActionItem.ts (409 otherwise); moving to
  * `completed` sets is_completed and completed_at, leaving it clears both. Anyone who can see the meeting
  * (VIEWERs too: action items are often theirs) works on its action items, given the action-items scopes.
+ *
+ * An embedding host that keeps action items in step with an external to-do provider reports a completion made there
+ * with `reconcileCompletion`: the item is completed without a user (the event's actor is none), and its event is
+ * marked as reconciled from the provider, so partner apps are told `action_item.updated` only, never
+ * `action_item.completed` (partner-api.md "Events"; partner/PartnerEvents.ts).
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { AgendaItemStore } from "../agenda/AgendaItemStore.js"
 import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
@@ -13,7 +18,7 @@ import { Events } from "../events/Events.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { Conflict, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
-import { ActionItemId, AgendaItemId, MeetingId, UserId } from "../shared/Ids.js"
+import { ActionItemId, AgendaItemId, MeetingId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { LongText, requestBody, Title } from "../shared/Text.js"
 import { CalendarDate, now } from "../shared/Time.js"
@@ -40,6 +45,9 @@ export class UpdateActionItem extends Schema.Class<UpdateActionItem>("UpdateActi
   assigned_to_user_id: Schema.optional(Schema.NullOr(UserId)),
   agenda_item_id: Schema.optional(Schema.NullOr(AgendaItemId))
 }, requestBody) {}
+
+/** The name of an external to-do provider, as `reconcileCompletion` takes it. */
+const ProviderName = Title(100)
 
 const make = Effect.gen(function*() {
   const store = yield* ActionItemStore
@@ -181,7 +189,44 @@ const make = Effect.gen(function*() {
     ))
   })
 
-  return { list, get, create, update, delete: remove } as const
+  /**
+   * The item was completed in the external to-do provider `provider` (its name, 1 to 100 characters, as partner
+   * apps are told it): completes it as the status machine allows (Conflict otherwise: accept or start it first),
+   * with no user, and records `action_item.completed` marked as reconciled from the provider. An item completed
+   * already is answered as it is, and nothing is recorded (reporting a completion twice tells nobody twice).
+   */
+  const reconcileCompletion = fn("ActionItems.reconcileCompletion")(function*(
+    workspaceId: WorkspaceId,
+    id: ActionItemId,
+    provider: string
+  ) {
+    const name = yield* Schema.decodeUnknown(ProviderName)(provider).pipe(
+      Effect.mapError((invalid) => ValidationError.of("provider", ParseResult.TreeFormatter.formatErrorSync(invalid)))
+    )
+    const current = yield* store.get(workspaceId, id).pipe(orNotFound("action item", id))
+    if (current.status === "completed") return current
+    if (!canMove(current.status, "completed")) {
+      return yield* Effect.fail(new Conflict({ message: `an action item cannot go from ${current.status} to completed` }))
+    }
+    const at = yield* now
+    const next = validated(ActionItem, {
+      ...current,
+      status: "completed",
+      is_completed: true,
+      completed_at: at,
+      updated_at: at
+    })
+    yield* transactor.withTransaction(Effect.zipRight(
+      store.update(next),
+      recordItem({ workspace_id: workspaceId, user_id: null }, "action_item.completed", next, {
+        _tag: "ProviderReconciliation",
+        provider: name
+      })
+    ))
+    return next
+  })
+
+  return { list, get, create, update, delete: remove, reconcileCompletion } as const
 })
 
 export class ActionItems extends Context.Tag("@convene/core/ActionItems")<

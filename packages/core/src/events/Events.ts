@@ -9,7 +9,7 @@ import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import type { Principal } from "../identity/Identity.js"
 import { DomainEvent, type EventData, EventId, type EventType } from "./Event.js"
-import { EventFanOut } from "./EventFanOut.js"
+import { EventFanOut, type EventOrigin, requestOrigin } from "./EventFanOut.js"
 import { EventLog } from "./EventLog.js"
 import { fn } from "../shared/Span.js"
 
@@ -21,8 +21,16 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
   const fanOut = yield* EventFanOut
 
-  /** Records that `principal` caused `type` with `data` (the resource encoded as the API shows it). */
-  const record = (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, data: EventData) =>
+  /**
+   * Records that `principal` caused `type` with `data` (the resource encoded as the API shows it); `origin` tells the
+   * fan-outs how the change came about (a request, unless said otherwise).
+   */
+  const record = (
+    principal: Pick<Principal, "workspace_id" | "user_id">,
+    type: EventType,
+    data: EventData,
+    origin: EventOrigin = requestOrigin
+  ) =>
     Effect.gen(function*() {
       const event = new DomainEvent({
         id: EventId.make(yield* crypto.randomUUID),
@@ -33,14 +41,14 @@ const make = Effect.gen(function*() {
         data
       }, trusted)
       yield* log.append(event)
-      yield* fanOut.publish(event)
+      yield* fanOut.publish(event, origin)
       return event
     })
 
   /** `record` of a resource encoded with its schema (timestamps as RFC 3339 text, as on the wire). */
   const recordOf = <A, I extends EventData>(schema: Schema.Schema<A, I>) =>
-  (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, value: A) =>
-    Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (data) => record(principal, type, data))
+  (principal: Pick<Principal, "workspace_id" | "user_id">, type: EventType, value: A, origin: EventOrigin = requestOrigin) =>
+    Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (data) => record(principal, type, data, origin))
 
   /** Deletes events older than the retention. */
   const purge = fn("Events.purge")(function*() {

@@ -18,6 +18,13 @@
  * - `client_id` (`cvp_...`, public: the X-Client-ID header) is made by the server. The API key (`svc_pak_v1_...`)
  *   and the client secret (`svc_pcs_v1_...`) are 32 random bytes each, shown once in the create answer and kept
  *   only as SHA-256 hashes.
+ * - The webhook secret (`whsec_...`, 32 random bytes), which signs the app's webhooks and its automations' calls
+ *   (X-Svc-Signature), is made with the app and shown once in the create answer, as Stripe and Svix show an
+ *   endpoint's secret; the operator replaces it (POST /operator/v1/partner-apps/{id}/webhook-secret), which answers
+ *   the new one once and signs every delivery from then on, retries included. It is kept sealed (SecretBox, as a
+ *   workspace endpoint's secret), since the server must sign with it, and shown in no other answer nor any log. An
+ *   app made before webhook secrets existed has none until the operator makes one that way; until then nothing is
+ *   sent to it, and `webhook_enabled` is false.
  */
 import { Schema } from "effect"
 import { Uuid, WorkspaceId } from "../shared/Ids.js"
@@ -94,7 +101,9 @@ export class PartnerApp extends Schema.Class<PartnerApp>("PartnerApp")({
   /** SHA-256 (hex) of the API key. */
   api_key_hash: Schema.String,
   /** SHA-256 (hex) of the OAuth client secret. */
-  client_secret_hash: Schema.String
+  client_secret_hash: Schema.String,
+  /** The webhook secret, sealed (SecretBox); null for an app made before webhook secrets existed. */
+  sealed_webhook_secret: Schema.NullOr(Schema.String)
 }) {}
 
 const viewFields = {
@@ -102,7 +111,9 @@ const viewFields = {
   name: appFields.name,
   slug: appFields.slug,
   status: appFields.status,
-  webhook_enabled: Schema.Boolean.annotations({ description: "whether a webhook_url is set" }),
+  webhook_enabled: Schema.Boolean.annotations({
+    description: "whether the app's webhooks are sent: a webhook_url is set and the app has a webhook secret"
+  }),
   webhook_url: appFields.webhook_url,
   co_brand_name: appFields.co_brand_name,
   co_brand_logo_url: appFields.co_brand_logo_url,
@@ -117,7 +128,7 @@ const viewOf = (app: PartnerApp) => ({
   name: app.name,
   slug: app.slug,
   status: app.status,
-  webhook_enabled: app.webhook_url !== null,
+  webhook_enabled: app.webhook_url !== null && app.sealed_webhook_secret !== null,
   webhook_url: app.webhook_url,
   co_brand_name: app.co_brand_name,
   co_brand_logo_url: app.co_brand_logo_url,
@@ -132,14 +143,31 @@ export class PartnerAppView extends Schema.Class<PartnerAppView>("PartnerAppView
   static readonly of = (app: PartnerApp) => new PartnerAppView(viewOf(app), trusted)
 }
 
-/** The create answer: the app with its API key and client secret, shown this once. */
+const webhookSecret = Schema.String.annotations({
+  description: "the secret that signs the app's webhooks and automation calls (whsec_...: X-Svc-Signature is " +
+    "sha256=<hex HMAC-SHA256 of the raw body keyed by it>); shown only here"
+})
+
+/** The create answer: the app with its API key, client secret and webhook secret, shown this once. */
 export class CreatedPartnerApp extends Schema.Class<CreatedPartnerApp>("CreatedPartnerApp")({
   ...viewFields,
   api_key: Schema.String.annotations({ description: "the X-API-Key of the admin API (svc_pak_v1_...); shown only here" }),
-  client_secret: Schema.String.annotations({ description: "the OAuth client secret (svc_pcs_v1_...); shown only here" })
+  client_secret: Schema.String.annotations({ description: "the OAuth client secret (svc_pcs_v1_...); shown only here" }),
+  webhook_secret: webhookSecret
 }) {
-  static readonly of = (app: PartnerApp, secrets: { readonly api_key: string; readonly client_secret: string }) =>
-    new CreatedPartnerApp({ ...viewOf(app), ...secrets }, trusted)
+  static readonly of = (
+    app: PartnerApp,
+    secrets: { readonly api_key: string; readonly client_secret: string; readonly webhook_secret: string }
+  ) => new CreatedPartnerApp({ ...viewOf(app), ...secrets }, trusted)
+}
+
+/** The answer to a new webhook secret: the app with the secret, shown this once. */
+export class RotatedWebhookSecret extends Schema.Class<RotatedWebhookSecret>("RotatedWebhookSecret")({
+  ...viewFields,
+  webhook_secret: webhookSecret
+}) {
+  static readonly of = (app: PartnerApp, webhookSecret: string) =>
+    new RotatedWebhookSecret({ ...viewOf(app), webhook_secret: webhookSecret }, trusted)
 }
 
 const HttpsUrl = Title(2000)

@@ -4,6 +4,7 @@
  * reads itself and its connected workspaces. The rules of each field are PartnerApp.ts's decisions.
  */
 import { Context, Effect, Encoding, Layer, Option, Redacted } from "effect"
+import { SecretBox } from "../oauth/Signing.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Outbound } from "../ports/Outbound.js"
 import { Transactor } from "../ports/Transactor.js"
@@ -15,6 +16,7 @@ import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { httpsUrlProblem } from "../shared/Url.js"
 import * as RedirectUris from "../oauth/RedirectUris.js"
+import { mintSigningSecret } from "../webhooks/Secrets.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
 import {
   ConnectedWorkspace,
@@ -24,6 +26,7 @@ import {
   PartnerAppId,
   PartnerAppView,
   type PartnerAppSlug,
+  RotatedWebhookSecret,
   slugFromName,
   slugWithSuffix,
   type UpdatePartnerApp
@@ -49,6 +52,9 @@ const make = Effect.gen(function*() {
   const transactor = yield* Transactor
   const crypto = yield* Crypto
   const outbound = yield* Outbound
+  const box = yield* SecretBox
+  /** A new webhook secret (whsec_..., as a workspace endpoint's) and its sealed form. */
+  const mintWebhookSecret = mintSigningSecret.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(SecretBox, box))
   // What a key is compared with when the client id is unknown: a hash no key has, of the same length as every
   // stored hash, so an unknown client id costs the same work as a known one with a wrong key.
   const noApp = yield* crypto.sha256(Encoding.encodeHex(yield* crypto.randomBytes(32)))
@@ -114,12 +120,16 @@ const make = Effect.gen(function*() {
       return yield* Effect.fail(new Conflict({ message: `the slug ${candidates[0]} is taken by another partner app` }))
     })
 
-  /** Creates an app, active; its API key and client secret are answered this once and stored only as hashes. */
+  /**
+   * Creates an app, active; its API key and client secret are answered this once and stored only as hashes, its
+   * webhook secret answered this once and stored sealed.
+   */
   const create = fn("PartnerApps.create")(function*(input: CreatePartnerApp) {
     yield* checkUrls(input)
     const redirectUris = yield* checkRedirectUris(input.redirect_uris ?? [])
     const apiKey = yield* randomToken(partnerApiKeyPrefix, 32)
     const clientSecret = yield* randomToken(partnerClientSecretPrefix, 32)
+    const webhookSecret = yield* mintWebhookSecret
     const at = yield* now
     const base = input.slug ?? slugFromName(input.name)
     const app = new PartnerApp({
@@ -135,14 +145,19 @@ const make = Effect.gen(function*() {
       created_at: at,
       updated_at: at,
       api_key_hash: yield* crypto.sha256(apiKey),
-      client_secret_hash: yield* crypto.sha256(clientSecret)
+      client_secret_hash: yield* crypto.sha256(clientSecret),
+      sealed_webhook_secret: webhookSecret.sealed
     }, trusted)
     // A slug the operator chose is theirs or nothing; a derived one takes the first free suffix.
     const candidates = input.slug !== undefined
       ? [base]
       : [base, ...Array.from({ length: slugAttempts - 1 }, (_, index) => slugWithSuffix(base, index + 2))]
     const created = yield* insertWithSlug(app, candidates)
-    return CreatedPartnerApp.of(created, { api_key: apiKey, client_secret: clientSecret })
+    return CreatedPartnerApp.of(created, {
+      api_key: apiKey,
+      client_secret: clientSecret,
+      webhook_secret: webhookSecret.secret
+    })
   })
 
   /** Changes the app; what `input` leaves out is kept, null clears an optional field. */
@@ -162,6 +177,19 @@ const make = Effect.gen(function*() {
     }, trusted)
     yield* store.update(next)
     return PartnerAppView.of(next)
+  })
+
+  /**
+   * Replaces the app's webhook secret with a new one (makes the first one of an app made before webhook secrets
+   * existed), answered this once: it signs every delivery sent from now on, retries of earlier ones included.
+   */
+  const rotateWebhookSecret = fn("PartnerApps.rotateWebhookSecret")(function*(id: PartnerAppId) {
+    yield* find(id)
+    const webhookSecret = yield* mintWebhookSecret
+    if (!(yield* store.setWebhookSecret(id, webhookSecret.sealed, yield* now))) {
+      return yield* Effect.fail(NotFound.of("partner app", id))
+    }
+    return RotatedWebhookSecret.of(yield* find(id), webhookSecret.secret)
   })
 
   const get = fn("PartnerApps.get")(function*(id: PartnerAppId) {
@@ -224,10 +252,13 @@ const make = Effect.gen(function*() {
     return found.value
   })
 
-  return { create, update, get, list, connectWorkspace, listWorkspaces, authenticateAdmin } as const
+  return { create, update, rotateWebhookSecret, get, list, connectWorkspace, listWorkspaces, authenticateAdmin } as const
 })
 
 export class PartnerApps extends Context.Tag("@convene/core/PartnerApps")<PartnerApps, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<PartnerApps, never, PartnerStore | WorkspaceStore | Transactor | Crypto | Outbound> = Layer
-    .effect(PartnerApps, make)
+  static readonly layer: Layer.Layer<
+    PartnerApps,
+    never,
+    PartnerStore | WorkspaceStore | Transactor | Crypto | Outbound | SecretBox
+  > = Layer.effect(PartnerApps, make)
 }

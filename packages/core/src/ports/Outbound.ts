@@ -5,7 +5,9 @@
  * redirects are never followed, every call has a time limit and the answer a size cap.
  * Adapter: @convene/node (NodeOutbound).
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
+import { ValidationError } from "../shared/Errors.js"
+import { httpsUrlProblem } from "../shared/Url.js"
 
 /** The URL may not be called: not HTTPS, a host that does not resolve, or one that resolves to an internal address. */
 export class OutboundRefused extends Schema.TaggedError<OutboundRefused>()("OutboundRefused", {
@@ -40,3 +42,15 @@ export class Outbound extends Context.Tag("@convene/core/Outbound")<Outbound, {
   /** POSTs the request; a 3xx is an answer like any other (never followed). */
   readonly post: (request: OutboundRequest) => Effect.Effect<OutboundResponse, OutboundFailed>
 }>() {}
+
+/**
+ * Whether `url`, given to this server to call later (a webhook, an automation's action), may be: an absolute HTTPS URL
+ * without a user name or password whose host the outbound rules let this server call now. ValidationError naming
+ * `field` otherwise, in words safe to show to whoever gave the URL.
+ */
+export const checkCallableUrl = (field: string, url: string): Effect.Effect<void, ValidationError, Outbound> => {
+  const problem = httpsUrlProblem(url)
+  if (problem !== undefined) return Effect.fail(ValidationError.of(field, problem))
+  return Effect.flatMap(Outbound, (outbound) =>
+    outbound.check(url).pipe(Effect.mapError((refused) => ValidationError.of(field, refused.message))))
+}

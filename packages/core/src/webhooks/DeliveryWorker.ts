@@ -7,7 +7,8 @@
  * A delivery is tried at most 3 times: after the n-th failed attempt the next is due n² minutes later (1, then 4);
  * after the third it is `failed`. A 2xx answer delivers it. What follows for the addressee is its kind's rule: for a
  * workspace endpoint, a delivery resets its failure count, and the third exhausted delivery in a row disables it
- * and e-mails its creator (a mail that cannot be sent is logged, never fails the run).
+ * and e-mails its creator (a mail that cannot be sent is logged, never fails the run). The kinds other rooms own
+ * (partner apps and their automations' actions) bring their rules (DeliveryAddressees): where to send, how to sign.
  *
  * Writes per round, kept few because they are what limits deliveries per second: each addressee is read once (where
  * to send, the secret that signs); a success is one write (the delivery with its attempt), and each addressee's
@@ -100,7 +101,7 @@ export const deliveryMetrics = {
 const counted = (outcome: AttemptOutcome) => Metric.increment(attemptsBy[outcome])
 
 /** What a round knows of one addressee: where its deliveries go and how they are headed. */
-interface Target {
+export interface Target {
   readonly url: string
   readonly headers: (delivery: Delivery, attempt: number) => Effect.Effect<Record<string, string>>
   /**
@@ -111,7 +112,7 @@ interface Target {
 }
 
 /** What the worker needs to know of each kind of addressee. */
-interface AddresseeRules {
+export interface AddresseeRules {
   /** Where to send the addressee's deliveries, or why they are no longer sent (read once per round). */
   readonly target: (delivery: Delivery) => Effect.Effect<Either.Either<Target, string>>
   /** The delivery was answered 2xx at `at` (runs in the unit of work that records it). */
@@ -127,6 +128,18 @@ interface AddresseeRules {
    */
   readonly exhausted: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<Effect.Effect<void>>
 }
+
+/** The kinds of addressee other rooms own: their rules are theirs (partner/PartnerDeliveries.ts). */
+export type ForeignAddresseeKind = Exclude<AddresseeKind, "workspace_endpoint">
+
+/**
+ * The rules of the kinds of addressee that other rooms own (partner apps and their automations' actions), which the
+ * worker applies as it applies a workspace endpoint's: one queue, one worker, whatever the addressee.
+ */
+export class DeliveryAddressees extends Context.Tag("@convene/core/DeliveryAddressees")<
+  DeliveryAddressees,
+  Readonly<Record<ForeignAddresseeKind, AddresseeRules>>
+>() {}
 
 /** The addressee of a delivery, as a key. */
 const addresseeKey = (delivery: Delivery) => `${delivery.addressee_kind}:${delivery.addressee_id}`
@@ -144,6 +157,7 @@ const make = Effect.gen(function*() {
   const outbound = yield* Outbound
   const mailer = yield* Mailer
   const transactor = yield* Transactor
+  const foreign = yield* DeliveryAddressees
   const ports = Context.make(Crypto, yield* Crypto).pipe(
     Context.add(SecretBox, yield* SecretBox),
     Context.add(Outbound, outbound),
@@ -235,7 +249,8 @@ const make = Effect.gen(function*() {
               States.justDisabled(before, after) ? Effect.zipRight(Metric.increment(disabled), notifyCreator(after)) : Effect.void
           })
         )
-    }
+    },
+    ...foreign
   }
 
   /**
@@ -424,6 +439,6 @@ export class DeliveryWorker extends Context.Tag("@convene/core/DeliveryWorker")<
   static readonly layer: Layer.Layer<
     DeliveryWorker,
     never,
-    WebhookStore | UserStore | Transactor | Outbound | Mailer | Crypto | SecretBox
+    WebhookStore | UserStore | Transactor | Outbound | Mailer | Crypto | SecretBox | DeliveryAddressees
   > = Layer.effect(DeliveryWorker, make)
 }

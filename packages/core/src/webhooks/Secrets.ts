@@ -23,9 +23,11 @@ export const mintVerificationToken = Effect.gen(function*() {
   return { token, sealed: yield* (yield* SecretBox).seal(token) }
 })
 
+/** A sealed secret in clear (a partner app's webhook secret, an endpoint's signing secret). */
+export const openSealed = (sealed: string) => Effect.flatMap(SecretBox, (box) => Effect.orDie(box.open(sealed)))
+
 /** The endpoint's signing secret in clear. */
-export const openSigningSecret = (endpoint: WebhookEndpoint) =>
-  Effect.flatMap(SecretBox, (box) => Effect.orDie(box.open(endpoint.sealed_signing_secret)))
+export const openSigningSecret = (endpoint: WebhookEndpoint) => openSealed(endpoint.sealed_signing_secret)
 
 /** The endpoint's signing secret and verification token in clear. */
 export const openSecrets = (endpoint: WebhookEndpoint) =>

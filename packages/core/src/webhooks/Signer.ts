@@ -57,6 +57,17 @@ export const workspaceHeaders = (message: SignedMessage & {
   }))
 
 /**
+ * The headers of a partner delivery (a partner app's webhook, an automation's action): the signed headers, with
+ * X-Svc-Timestamp the instant of the attempt (`sentAt`), not of the event, so that a retry minutes later is not
+ * refused by a receiver that rejects old timestamps (five minutes in the partner document's reference receivers),
+ * and User-Agent `Svc-Webhook/1.0`.
+ */
+export const partnerHeaders = (message: Omit<SignedMessage, "occurredAt"> & {
+  readonly sentAt: DateTime.Utc
+}): Effect.Effect<Record<string, string>, never, Crypto> =>
+  Effect.map(signedHeaders({ ...message, occurredAt: message.sentAt }), (signed) => ({ ...signed, "User-Agent": userAgent }))
+
+/**
  * The de-duplication key of an event for one addressee: the hex SHA-256 of `type:eventId:addresseeId`, so exactly
  * 64 characters, the same on every attempt and redelivery, and different for each addressee of one event.
  */

@@ -2,8 +2,8 @@
  * The webhooks room's records: workspace webhook endpoints (as stored, and as the API shows them) and the outbox
  * of deliveries with their attempts.
  *
- * Deliveries are generic: a delivery is addressed to an addressee of a kind (today a workspace endpoint; partner
- * apps later), carries the exact bytes to send and its de-duplication key, and goes through one queue, one worker
+ * Deliveries are generic: a delivery is addressed to an addressee of a kind (a workspace endpoint, a partner app,
+ * an action of a partner automation), carries the exact bytes to send and its de-duplication key, and goes through one queue, one worker
  * and one signer whatever its addressee.
  */
 import { Schema } from "effect"
@@ -116,8 +116,12 @@ export class RotatedSecret extends Schema.Class<RotatedSecret>("RotatedSecret")(
   webhook: WebhookEndpointView
 }) {}
 
-/** Whom a delivery is for. A literal union that grows with the rooms that send webhooks (partner apps next). */
-export const AddresseeKind = Schema.Literal("workspace_endpoint")
+/**
+ * Whom a delivery is for. A literal union that grows with the rooms that send webhooks: a workspace endpoint
+ * (addressee_id: the endpoint's id), a partner app's webhook URL (the app's id), an action of a partner automation
+ * (the action's id; partner/Automation.ts).
+ */
+export const AddresseeKind = Schema.Literal("workspace_endpoint", "partner_app", "partner_automation_action")
 export type AddresseeKind = typeof AddresseeKind.Type
 
 export interface Addressee {

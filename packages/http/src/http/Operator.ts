@@ -36,5 +36,6 @@ export const OperatorLive = HttpApiBuilder.group(Api, "operator", (handlers) =>
       .handle("createPartnerApp", ({ payload }) => partnerApps.create(payload))
       .handle("getPartnerApp", ({ path }) => partnerApps.get(path.id))
       .handle("updatePartnerApp", ({ path, payload }) => partnerApps.update(path.id, payload))
+      .handle("rotatePartnerAppWebhookSecret", ({ path }) => partnerApps.rotateWebhookSecret(path.id))
       .handle("connectPartnerAppWorkspace", ({ path, payload }) => partnerApps.connectWorkspace(path.id, payload.workspace_id))
   }))

@@ -1,0 +1,216 @@
+/**
+ * The partner apps' side of recording an event (EventFanOut, beside the workspace endpoints'): for every partner app
+ * connected to the event's workspace, the partner webhooks the event calls for, and a call of every action of the
+ * app's automations the event triggers. Each is a delivery in the one outbox, written in the unit of work that
+ * records the event (so a committed change is always told, and a change that rolled back never is), carrying the
+ * exact bytes to send; the worker sends them (DeliveryWorker, with PartnerDeliveries' rules) and signs them with the
+ * app's webhook secret. Nothing here calls out.
+ *
+ * Decisions where the documents are silent:
+ * - Webhooks (to the app's `webhook_url`): `action_item.updated` for every change of an action item, and
+ *   `action_item.completed` for a completion made through the API, carrying `completed_by_user_id` (the user; null
+ *   when a workspace API key completed it). Such a completion is a change of the item too, so it is also told as
+ *   `action_item.updated` (the document's "current-state notification for an action item change"), with an event id
+ *   of its own (derived from the completion's, the same for every app). A completion an embedding host reconciled
+ *   from an external to-do provider (ActionItems.reconcileCompletion) is told only as `action_item.updated`, adding
+ *   `reconciled_from` (the provider's name); never as `action_item.completed`. `data` is the action item as the
+ *   first-party API shows it.
+ * - The body is `{event_id, event_type, occurred_at, partner_app_id, workspace_id, data}`; an automation's call is
+ *   `{automation_id, trigger_type, event_id, occurred_at, workspace_id, data}` with X-Svc-Event-Type the trigger
+ *   type and X-Svc-Event-ID the event's id (Automation.ts says when each trigger fires).
+ * - Every app connected to the workspace is told, if it is active and has a webhook secret (and, for webhooks, a
+ *   `webhook_url`). An app suspended, or whose URL was cleared, after a delivery was enqueued does not get it
+ *   (PartnerDeliveries).
+ */
+import { type Context, Effect, Schema } from "effect"
+import { type DomainEvent, EventData, EventId } from "../events/Event.js"
+import { EventFanOut, type EventOrigin } from "../events/EventFanOut.js"
+import { Crypto } from "../ports/Crypto.js"
+import { WorkspaceId } from "../shared/Ids.js"
+import { Timestamp } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
+import type { Delivery } from "../webhooks/Webhook.js"
+import { pendingDelivery } from "../webhooks/WebhookFanOut.js"
+import { WebhookStore } from "../webhooks/WebhookStore.js"
+import { type Automation, AutomationId, TriggerType } from "./Automation.js"
+import { AutomationStore } from "./AutomationStore.js"
+import { type PartnerApp, PartnerAppId } from "./PartnerApp.js"
+import { PartnerStore } from "./PartnerStore.js"
+
+/** The partner webhook events this server sends (of the partner document's Events table). */
+export const PartnerEventType = Schema.Literal("action_item.updated", "action_item.completed").annotations({
+  identifier: "PartnerEventType"
+})
+export type PartnerEventType = typeof PartnerEventType.Type
+
+/** A partner webhook's body (decisions.md). */
+export class PartnerEventEnvelope extends Schema.Class<PartnerEventEnvelope>("PartnerEventEnvelope")({
+  event_id: EventId,
+  event_type: PartnerEventType,
+  occurred_at: Timestamp,
+  partner_app_id: PartnerAppId,
+  workspace_id: WorkspaceId,
+  data: EventData
+}) {}
+
+/** The body of an automation's call (decisions.md). */
+export class AutomationPayload extends Schema.Class<AutomationPayload>("AutomationPayload")({
+  automation_id: AutomationId,
+  trigger_type: TriggerType,
+  event_id: EventId,
+  occurred_at: Timestamp,
+  workspace_id: WorkspaceId,
+  data: EventData
+}) {}
+
+/** Why nothing is sent on the app's behalf (it is suspended, or has no secret to sign with), or undefined. */
+const whyNotSigned = (app: PartnerApp): string | undefined =>
+  app.status !== "active"
+    ? "not sent: the partner app is suspended"
+    : app.sealed_webhook_secret === null
+    ? "not sent: the partner app has no webhook secret"
+    : undefined
+
+/** Why nothing is sent to the app at `url` (its webhook URL, or an action's), or undefined when it may be called. */
+export const whyNotSent = (app: PartnerApp, url: string | null): string | undefined =>
+  whyNotSigned(app) ?? (url === null ? "not sent: the partner app has no webhook URL" : undefined)
+
+/** One partner webhook an event calls for: its type, its event id and its data. */
+interface Notification {
+  readonly type: PartnerEventType
+  readonly id: EventId
+  readonly data: EventData
+}
+
+/**
+ * An event id derived from another, the same wherever it is derived: the first 128 bits of SHA-256 of
+ * `type:eventId`, laid out as a UUID (version 8, RFC 9562's custom version).
+ */
+const derivedEventId = (type: string, eventId: EventId): Effect.Effect<EventId, never, Crypto> =>
+  Effect.flatMap(Crypto, (crypto) =>
+    Effect.map(crypto.sha256(`${type}:${eventId}`), (hex) => {
+      const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
+      return EventId.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`)
+    }))
+
+/** The data of a completion made through the API: the item and who completed it. */
+const completedBy = (event: DomainEvent): EventData => ({ ...event.data, completed_by_user_id: event.actor_user_id })
+
+/** The partner webhooks `event` calls for. */
+const notificationsOf = (event: DomainEvent, origin: EventOrigin): Effect.Effect<ReadonlyArray<Notification>, never, Crypto> => {
+  switch (event.type) {
+    case "action_item.updated":
+      return Effect.succeed([{ type: "action_item.updated", id: event.id, data: event.data }])
+    case "action_item.completed":
+      if (origin._tag === "ProviderReconciliation") {
+        return Effect.succeed([{ type: "action_item.updated", id: event.id, data: { ...event.data, reconciled_from: origin.provider } }])
+      }
+      return Effect.map(derivedEventId("action_item.updated", event.id), (updatedId) => [
+        { type: "action_item.completed", id: event.id, data: completedBy(event) },
+        { type: "action_item.updated", id: updatedId, data: event.data }
+      ])
+    default:
+      return Effect.succeed([])
+  }
+}
+
+/** The trigger `event` fires, if any, with the data the automations' calls carry. */
+const triggerOf = (
+  event: DomainEvent,
+  origin: EventOrigin
+): { readonly trigger: TriggerType; readonly data: EventData } | undefined => {
+  switch (event.type) {
+    case "action_item.created":
+      return { trigger: "action_item_created", data: event.data }
+    case "action_item.completed":
+      return origin._tag === "Request" ? { trigger: "action_item_completed", data: completedBy(event) } : undefined
+    case "meeting.ended":
+      return { trigger: "meeting_ended", data: event.data }
+    default:
+      return undefined
+  }
+}
+
+const encodeEnvelope = Schema.encode(PartnerEventEnvelope)
+const encodePayload = Schema.encode(AutomationPayload)
+
+/** The partner apps' fan-out (see the module's decisions). */
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof EventFanOut>,
+  never,
+  PartnerStore | AutomationStore | WebhookStore | Crypto
+> = Effect.gen(function*() {
+  const partners = yield* PartnerStore
+  const automations = yield* AutomationStore
+  const outbox = yield* WebhookStore
+  const crypto = yield* Crypto
+
+  const webhooksOf = (event: DomainEvent, app: PartnerApp, notifications: ReadonlyArray<Notification>) =>
+    whyNotSent(app, app.webhook_url) !== undefined ? Effect.succeed([]) : Effect.forEach(notifications, (notification) =>
+      Effect.gen(function*() {
+        const body = yield* Effect.orDie(encodeEnvelope(
+          new PartnerEventEnvelope({
+            event_id: notification.id,
+            event_type: notification.type,
+            occurred_at: event.occurred_at,
+            partner_app_id: app.id,
+            workspace_id: event.workspace_id,
+            data: notification.data
+          }, trusted)
+        ))
+        return yield* pendingDelivery({
+          addressee: { kind: "partner_app", id: app.id },
+          workspaceId: event.workspace_id,
+          eventId: notification.id,
+          eventType: notification.type,
+          occurredAt: event.occurred_at,
+          body: JSON.stringify(body)
+        })
+      }))
+
+  const callsOf = (event: DomainEvent, fired: { readonly trigger: TriggerType; readonly data: EventData }, automation: Automation) =>
+    Effect.gen(function*() {
+      const body = JSON.stringify(
+        yield* Effect.orDie(encodePayload(
+          new AutomationPayload({
+            automation_id: automation.id,
+            trigger_type: fired.trigger,
+            event_id: event.id,
+            occurred_at: event.occurred_at,
+            workspace_id: event.workspace_id,
+            data: fired.data
+          }, trusted)
+        ))
+      )
+      return yield* Effect.forEach(automation.actions, (action) =>
+        pendingDelivery({
+          addressee: { kind: "partner_automation_action", id: action.id },
+          workspaceId: event.workspace_id,
+          eventId: event.id,
+          eventType: fired.trigger,
+          occurredAt: event.occurred_at,
+          body
+        }))
+    })
+
+  return EventFanOut.of({
+    publish: (event, origin) =>
+      Effect.gen(function*() {
+        const fired = triggerOf(event, origin)
+        const notifications = yield* notificationsOf(event, origin)
+        if (fired === undefined && notifications.length === 0) return
+        // Told only while active and able to sign (whether it has a webhook URL is the webhooks' own question).
+        const apps = (yield* partners.connectedApps(event.workspace_id)).filter((app) => whyNotSigned(app) === undefined)
+        if (apps.length === 0) return
+        const deliveries: Array<Delivery> = []
+        for (const app of apps) deliveries.push(...(yield* webhooksOf(event, app, notifications)))
+        if (fired !== undefined) {
+          const triggered = yield* automations.withTrigger(apps.map((app) => app.id), fired.trigger)
+          for (const automation of triggered) {
+            if (automation.enabled) deliveries.push(...(yield* callsOf(event, fired, automation)))
+          }
+        }
+        if (deliveries.length > 0) yield* outbox.enqueue(deliveries)
+      }).pipe(Effect.provideService(Crypto, crypto))
+  })
+})
