@@ -77,7 +77,8 @@ export default defineConfig({
             "test/http/idempotency.test.ts",
             "test/http/identity-deletion.test.ts",
             "test/http/partner-admin.test.ts",
-            "test/http/oauth/flow.test.ts"
+            "test/http/oauth/flow.test.ts",
+            "test/http/oauth/partner.test.ts"
           ],
           env: { CONVENE_TEST_STORE: "pglite" }
         }

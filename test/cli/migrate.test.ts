@@ -25,7 +25,10 @@ const migrations = [
   "0010_context",
   "0011_rate_limits",
   "0012_sign_in_attempts",
-  "0013_partner_apps"
+  "0013_partner_apps",
+  "0014_partner_events",
+  "0015_partner_oauth",
+  "0016_partner_rate_limits"
 ]
 
 const scope = Effect.runSync(Scope.make())

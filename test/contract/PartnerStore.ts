@@ -26,6 +26,7 @@ export const partnerApp = (fields: Partial<PartnerApp> = {}): PartnerApp =>
     redirect_uris: [],
     api_key_hash: uuid().replaceAll("-", "") + uuid().replaceAll("-", ""),
     client_secret_hash: uuid().replaceAll("-", "") + uuid().replaceAll("-", ""),
+    sealed_webhook_secret: null,
     created_at: T0,
     updated_at: T0,
     ...fields
@@ -130,6 +131,45 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(Option.isNone(yield* store.get(stranger.id))).toBe(true)
       }))
 
+    it.effect("setWebhookSecret stores the sealed secret and updated_at alone; update keeps the stored secret", () =>
+      Effect.gen(function*() {
+        const store = yield* PartnerStore
+        const original = yield* seedApp({ sealed_webhook_secret: "sealed-first", name: "Before" })
+        expect(yield* store.setWebhookSecret(original.id, "sealed-second", minutes(7))).toBe(true)
+        const rotated = new PartnerApp({ ...original, sealed_webhook_secret: "sealed-second", updated_at: minutes(7) })
+        expect(yield* store.get(original.id)).toEqual(Option.some(rotated))
+        // A change computed from the read before the rotation does not bring the old secret back.
+        const stale = new PartnerApp({ ...original, name: "After", updated_at: minutes(8) })
+        yield* store.update(stale)
+        expect(yield* store.get(original.id)).toEqual(
+          Option.some(new PartnerApp({ ...stale, sealed_webhook_secret: "sealed-second" }))
+        )
+        // An app made without one gets its first.
+        const bare = yield* seedApp()
+        expect(yield* store.setWebhookSecret(bare.id, "sealed-made", minutes(9))).toBe(true)
+        expect(Option.map(yield* store.get(bare.id), (app) => app.sealed_webhook_secret)).toEqual(Option.some("sealed-made"))
+        expect(yield* store.setWebhookSecret(PartnerAppId.make(uuid()), "sealed-none", minutes(9))).toBe(false)
+      }))
+
+    it.effect("connectedApps: the apps the workspace is connected to, whole, oldest connection first (ties by app id)", () =>
+      Effect.gen(function*() {
+        const store = yield* PartnerStore
+        const [low, high] = sortedIds(2) as [string, string]
+        const late = yield* seedApp({ status: "suspended", sealed_webhook_secret: "sealed" })
+        const tieHigh = yield* seedApp({ id: PartnerAppId.make(high) })
+        const tieLow = yield* seedApp({ id: PartnerAppId.make(low), webhook_url: "https://hooks.example.com/low" })
+        const stranger = yield* seedApp()
+        const ws = yield* seedWorkspace()
+        const other = yield* seedWorkspace()
+        yield* store.connect({ appId: late.id, workspaceId: ws.id, at: minutes(5) })
+        yield* store.connect({ appId: tieHigh.id, workspaceId: ws.id, at: minutes(1) })
+        yield* store.connect({ appId: tieLow.id, workspaceId: ws.id, at: minutes(1) })
+        yield* store.connect({ appId: stranger.id, workspaceId: other.id, at: minutes(1) })
+        expect(yield* store.connectedApps(ws.id)).toEqual([tieLow, tieHigh, late])
+        expect(yield* store.connectedApps(other.id)).toEqual([stranger])
+        expect(yield* store.connectedApps(WorkspaceId.make(uuid()))).toEqual([])
+      }))
+
     it.effect("list is newest first (created_at desc, id desc) with the total", () =>
       Effect.gen(function*() {
         const late = DateTime.unsafeMake("2099-01-01T00:00:00Z")
@@ -161,6 +201,20 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         const listed = yield* store.listWorkspaces(app.id, { limit: 20, offset: 0 })
         expect(listed.total).toBe(1)
         expect(listed.items.map((row) => ({ ...row }))).toEqual([{ id: ws.id, name: "Connected", plan: "ELITE", connected_at: minutes(1) }])
+      }))
+
+    it.effect("isConnected is true for a connected pair only, and false again once the workspace's connections are deleted", () =>
+      Effect.gen(function*() {
+        const store = yield* PartnerStore
+        const app = yield* seedApp()
+        const other = yield* seedApp()
+        const ws = yield* seedWorkspace({ name: "Connected", plan: "PRO" })
+        expect(yield* store.isConnected(app.id, ws.id)).toBe(false)
+        yield* store.connect({ appId: app.id, workspaceId: ws.id, at: minutes(1) })
+        expect(yield* store.isConnected(app.id, ws.id)).toBe(true)
+        expect(yield* store.isConnected(other.id, ws.id)).toBe(false)
+        yield* store.deleteByWorkspace(ws.id)
+        expect(yield* store.isConnected(app.id, ws.id)).toBe(false)
       }))
 
     it.effect("racing connects of one pair make one connection, and all answer its instant", () =>

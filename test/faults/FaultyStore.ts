@@ -18,6 +18,7 @@ import {
   ActionItemStore,
   AgendaItemStore,
   AttachmentStore,
+  AutomationStore,
   BlobStore,
   ContextStore,
   BacklogItemStore,
@@ -265,7 +266,16 @@ export const methods = {
     list: "read",
     connect: "write",
     listWorkspaces: "read",
+    setWebhookSecret: "write",
+    connectedApps: "read",
+    isConnected: "read",
     deleteByWorkspace: "write"
+  },
+  AutomationStore: {
+    insert: "write",
+    list: "read",
+    withTrigger: "read",
+    getByAction: "read"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -283,6 +293,7 @@ export const methods = {
   readonly EventLog: Methods<Context.Tag.Service<EventLog>>
   readonly WebhookStore: Methods<Context.Tag.Service<WebhookStore>>
   readonly PartnerStore: Methods<Context.Tag.Service<PartnerStore>>
+  readonly AutomationStore: Methods<Context.Tag.Service<AutomationStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -302,6 +313,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(EventLog, methods.EventLog),
   port(WebhookStore, methods.WebhookStore),
   port(PartnerStore, methods.PartnerStore),
+  port(AutomationStore, methods.AutomationStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

@@ -64,7 +64,7 @@ describe("POST /operator/v1/partner-apps", () => {
       redirect_uris: ["https://acme.example/oauth/callback", "http://127.0.0.1:9000/cb"]
     })
     expect(response.status).toBe(201)
-    expect(Object.keys(response.body).sort()).toEqual([...VIEW_KEYS, "api_key", "client_secret"].sort())
+    expect(Object.keys(response.body).sort()).toEqual([...VIEW_KEYS, "api_key", "client_secret", "webhook_secret"].sort())
     expect(response.body).toMatchObject({
       name: "Acme Notes",
       status: "active",
@@ -79,6 +79,7 @@ describe("POST /operator/v1/partner-apps", () => {
     expect(response.body.client_id).toMatch(/^cvp_/)
     expect(response.body.api_key).toMatch(/^svc_pak_v1_[A-Za-z0-9_-]{43}$/)
     expect(response.body.client_secret).toMatch(/^svc_pcs_v1_[A-Za-z0-9_-]{43}$/)
+    expect(response.body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/)
 
     // Never again: not in the app, not in the list.
     const got = await operator(server.url).get(`/operator/v1/partner-apps/${response.body.id}`)
@@ -88,6 +89,7 @@ describe("POST /operator/v1/partner-apps", () => {
     for (const text of [got.text, listed.text]) {
       expect(text).not.toContain(response.body.api_key)
       expect(text).not.toContain(response.body.client_secret)
+      expect(text).not.toContain(response.body.webhook_secret)
     }
     const own = await asApp(server.url, response.body).get("/v1/partner/admin/app")
     expect(own.status).toBe(200)
@@ -300,7 +302,9 @@ describe("GET /v1/partner/admin/app and /workspaces", () => {
     expectPartnerError(await api.get("/v1/partner/admin/workspaces?limit=1&limit=2"), 400, "invalid_request")
     expectPartnerError(await api.get("/v1/partner/admin/nope"), 404, "not_found")
     expectPartnerError(await api.get("/v1/partner/admin/app/"), 404, "not_found")
-    expectPartnerError(await api.get("/v1/partner/user/meetings"), 404, "not_found")
+    expectPartnerError(await api.get("/v1/partner/user/nope"), 404, "not_found")
+    // The admin key is no credential in the user context.
+    expectPartnerError(await api.get("/v1/partner/user/meetings"), 401, "missing_authorization")
     expectPartnerError(await api.get("/v1/partner"), 404, "not_found")
     const headers = { "x-api-key": app.api_key, "x-client-id": app.client_id }
     const posted = await client(server.url).post("/v1/partner/admin/app", { name: "x" }, headers)
@@ -321,7 +325,7 @@ describe("the OpenAPI document", () => {
     for (const path of ["/v1/partner/admin/app", "/v1/partner/admin/workspaces"]) {
       const operation = doc.paths[path].get
       expect(operation.security).toEqual([{ partnerApiKey: [], partnerClientId: [] }])
-      expect(Object.keys(operation.responses).sort()).toEqual(path.endsWith("app") ? ["200", "401", "403"] : ["200", "400", "401", "403"])
+      expect(Object.keys(operation.responses).sort()).toEqual(path.endsWith("app") ? ["200", "401", "403", "429"] : ["200", "400", "401", "403", "429"])
       expect(JSON.stringify(operation.responses["401"])).toContain("PartnerCredentialsRefused")
       expect(JSON.stringify(operation.responses)).not.toContain("ValidationFailed")
     }

@@ -8,13 +8,18 @@ import type { StorePorts } from "@convene/core"
 import { ConveneWith, defaultLimits, type HostConfig, Logging, type ServerLimits } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
-import { Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { type Clock, Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { pgliteMigratedDataDir } from "./pglite.js"
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789-abcdef"
 
+/** What the server's runtime provides: the core's services among them (for what no endpoint does, as embedders do). */
+export type ServerServices = Layer.Layer.Success<ReturnType<typeof ConveneWith>>
+
 export interface RunningServer {
   readonly url: string
+  /** Runs `effect` in the server's own runtime: on its services, store and clock. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, ServerServices>) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -37,8 +42,14 @@ export const startServer = async (options: {
   readonly limits?: Partial<ServerLimits>
   /** The request budgets (decisions.md's when left out, as a server started from the environment). */
   readonly rateLimits?: HostConfig["rateLimits"]
+  /** The proxies whose X-Forwarded-For the server believes (none when left out). */
+  readonly trustedProxies?: HostConfig["trustedProxies"]
   /** Where the server's log lines go, as JSON (with the access log on); none: nowhere. */
   readonly logLines?: Array<string>
+  /** Whom calls out (webhooks) may reach, and the extra authorities they trust; none: no private host, Node's CAs. */
+  readonly outbound?: HostConfig["outbound"]
+  /** The clock of everything the server runs (a test moves it on to make a retry due); the live one by default. */
+  readonly clock?: Clock.Clock
 } = {}): Promise<RunningServer> => {
   const config: HostConfig = {
     port: 0,
@@ -50,7 +61,9 @@ export const startServer = async (options: {
     accessLog: options.logLines !== undefined,
     tracing: false,
     limits: { ...defaultLimits, ...options.limits },
-    rateLimits: options.rateLimits
+    rateLimits: options.rateLimits,
+    trustedProxies: options.trustedProxies,
+    outbound: options.outbound
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   // The servers' own log lines (startup, access, shutdown) are tested in test/http/observability.test.ts and
@@ -58,12 +71,18 @@ export const startServer = async (options: {
   const logger = options.logLines === undefined
     ? Logger.remove(Logger.defaultLogger)
     : Logger.replace(Logger.defaultLogger, Logging.collecting("json", options.logLines))
-  const runtime = ManagedRuntime.make(ConveneWith(config, options.store ?? fallback!.layer).pipe(Layer.provide(logger)))
+  const runtime = ManagedRuntime.make(
+    ConveneWith(config, options.store ?? fallback!.layer).pipe(
+      Layer.provide(logger),
+      Layer.provide(options.clock === undefined ? Layer.empty : Layer.setClock(options.clock))
+    )
+  )
   const server = await runtime.runPromise(HttpServer.HttpServer)
   const address = server.address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   return {
     url: `http://127.0.0.1:${address.port}`,
+    run: (effect) => runtime.runPromise(effect),
     close: async () => {
       await runtime.dispose()
       await fallback?.release()

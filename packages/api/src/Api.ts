@@ -21,6 +21,8 @@ import * as OAuthDoc from "./OAuthDoc.js"
 import * as OpenApiDoc from "./OpenApiDoc.js"
 import { OperatorApi } from "./Operator.js"
 import * as Partner from "./Partner.js"
+import { PartnerFilesApi, PartnerUserApi } from "./PartnerUser.js"
+import * as PartnerAutomations from "./PartnerAutomations.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
@@ -43,6 +45,9 @@ export class PublicApi extends HttpApi.make("convene")
   .add(WorkspaceApi)
   .add(WebhooksApi)
   .add(Partner.PartnerAdminApi)
+  .add(PartnerUserApi)
+  .add(PartnerFilesApi)
+  .add(PartnerAutomations.PartnerAutomationsApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)
@@ -52,7 +57,10 @@ export class PublicApi extends HttpApi.make("convene")
   .annotate(OpenApi.Version, version)
   .annotate(OpenApi.Description, OpenApiDoc.description)
   .annotate(OpenApi.License, OpenApiDoc.license)
-  .annotate(OpenApi.Transform, (spec) => OAuthDoc.merge(Partner.transform(OpenApiDoc.transform(spec))))
+  .annotate(
+    OpenApi.Transform,
+    (spec) => OAuthDoc.merge(PartnerAutomations.describe(Partner.transform(OpenApiDoc.transform(spec))))
+  )
 {}
 
 /** The operator API on its own: what /operator/v1/openapi.json describes. */

@@ -17,8 +17,20 @@ export const IdempotencyHeaders = Schema.Struct({
   })
 })
 
-/** The endpoint, honouring Idempotency-Key. */
-export const idempotent = <
+/**
+ * The endpoint, honouring Idempotency-Key with the wire schemas of its three refusals (the first-party envelope's, or
+ * the partner API's): the header, the failures, and the `Idempotent` annotation the host's middleware acts on.
+ */
+export const honouringKey = <E1, R1, E2, R2, E3, R3>(refusals: {
+  // The encoded side is the schema's own business.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly invalid: Schema.Schema<E1, any, R1>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly inFlight: Schema.Schema<E2, any, R2>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly reuse: Schema.Schema<E3, any, R3>
+}) =>
+<
   Name extends string,
   Method extends HttpMethod.HttpMethod,
   Path,
@@ -32,7 +44,10 @@ export const idempotent = <
 >(endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>) =>
   endpoint
     .setHeaders(IdempotencyHeaders)
-    .addError(InvalidIdempotencyKey)
-    .addError(InFlight)
-    .addError(KeyReuse)
+    .addError(refusals.invalid)
+    .addError(refusals.inFlight)
+    .addError(refusals.reuse)
     .annotate(Idempotent, true)
+
+/** The endpoint, honouring Idempotency-Key (the first-party envelope). */
+export const idempotent = honouringKey({ invalid: InvalidIdempotencyKey, inFlight: InFlight, reuse: KeyReuse })

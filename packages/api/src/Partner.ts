@@ -93,6 +93,43 @@ export const PartnerInvalidRequest = wire(
   (b) => new PartnerRequestInvalid({ message: b.error })
 )
 
+/**
+ * A body the host or an upload cannot take (too large, of another media type), as a partner path answers it: in the
+ * partner envelope. The platform encodes a failure with the first schema of the API that takes its class, so the
+ * partner routes fail with these classes of their own.
+ */
+export class PartnerBodyTooLarge extends Schema.TaggedError<PartnerBodyTooLarge>()("PartnerBodyTooLarge", {
+  message: Schema.String
+}) {}
+
+export class PartnerMediaTypeUnsupported extends Schema.TaggedError<PartnerMediaTypeUnsupported>()("PartnerMediaTypeUnsupported", {
+  message: Schema.String
+}) {}
+
+export const PartnerPayloadTooLarge = wire(
+  PartnerBodyTooLarge,
+  PartnerEnvelope(
+    "PartnerPayloadTooLarge",
+    ["payload_too_large"],
+    "the request body is larger than the server takes (1 MiB for JSON, CONVENE_MAX_UPLOAD_BYTES for an upload)"
+  ),
+  413,
+  (error, requestId) => Effect.succeed(partnerEnvelope("payload_too_large", error.message, requestId)),
+  (b) => new PartnerBodyTooLarge({ message: b.error })
+)
+
+export const PartnerUnsupportedMediaType = wire(
+  PartnerMediaTypeUnsupported,
+  PartnerEnvelope(
+    "PartnerUnsupportedMediaType",
+    ["unsupported_media_type"],
+    "the body's Content-Type is not the endpoint's (application/json, or multipart/form-data for an upload)"
+  ),
+  415,
+  (error, requestId) => Effect.succeed(partnerEnvelope("unsupported_media_type", error.message, requestId)),
+  (b) => new PartnerMediaTypeUnsupported({ message: b.error })
+)
+
 /** The partner app the request's API key and client id authenticate as. */
 export class CurrentPartnerApp extends Context.Tag("@convene/api/CurrentPartnerApp")<CurrentPartnerApp, PartnerApp>() {}
 
@@ -167,7 +204,9 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
 
 /** The fields of the partner envelope, in order; and those of the partner 429 (PartnerLimits.ts). */
 const partnerEnvelopeFields = ["code", "error", "request_id"].join()
-const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields]
+/** The partner 402 (PartnerUser.ts): the envelope with the plan the feature needs. */
+const partnerPlanFields = ["code", "current_plan", "error", "feature", "request_id", "required_plan"].join()
+const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields, partnerPlanFields]
 
 /** Whether `schema` refers to a partner envelope among `schemas` (the document's components): a partner failure. */
 const isPartnerFailure = (schemas: JsonObject) => (schema: unknown): boolean => {
@@ -224,6 +263,19 @@ first-party token is no credential there, and a partner API key is none on the f
 /v1/partner path answers \`{error, code, request_id}\` (no \`message\`) with the partner codes: 400 \`invalid_request\`,
 401 \`missing_api_key\`, \`missing_client_id\` or \`invalid_credentials\`, 403 \`partner_app_inactive\`, 404 \`not_found\`,
 405 \`method_not_allowed\`, 500 \`internal_server_error\`. Lists answer \`{items, total, limit, offset}\` as above.
+
+Its user context (/v1/partner/user) takes \`Authorization: Bearer <access token>\` of the partner OAuth 2.0 server:
+GET /oauth2/authorize (\`response_type=code\`, \`client_id\`, \`redirect_uri\` equal to a registered one, \`scope\`,
+\`state\` required, PKCE S256 optional and enforced when sent; the user signs in and approves on a consent page, which
+connects their workspace to the app) and POST /oauth2/token (the app's client id and secret in HTTP Basic, or
+\`client_secret_post\`; codes 5 minutes and single use, access tokens 24 hours, refresh tokens 30 days, rotated, a
+replay revoking the grant; RFC 6749 error bodies \`{error, error_description}\`, \`invalid_client\` 401 with
+\`WWW-Authenticate: Basic\`). Metadata: /.well-known/oauth-authorization-server/oauth2. Scopes: openid, profile,
+meetings:read, meetings:write, action-items:read, action-items:write, partner-api/workflows:read,
+partner-api/workflows:write. User-context codes: 401 \`missing_authorization\`, \`invalid_authorization_format\`,
+\`unauthorized\`; 403 \`insufficient_scope\`, \`forbidden\`, \`partner_app_inactive\`; 400 \`invalid_item_type\`;
+402 \`plan_required\`; opt-in Idempotency-Key on writes (\`idempotency_key_invalid\`, 409 \`idempotency_conflict\`,
+422 \`idempotency_key_reuse\`; replays carry \`Idempotent-Replayed: true\`).
 ${PartnerLimits.description}`
 
 /**

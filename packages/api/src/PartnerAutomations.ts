@@ -8,38 +8,16 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AutomationView, CreateAutomation, MAX_AUTOMATION_ACTIONS, Pagination } from "@convene/core"
-import { Effect, Schema } from "effect"
-import { wire } from "./Errors.js"
-import { PartnerAdminAuth, PartnerEnvelope, partnerEnvelope, PartnerInvalidRequest, partnerPrefix } from "./Partner.js"
+import { Schema } from "effect"
+import {
+  PartnerAdminAuth,
+  PartnerInvalidRequest,
+  PartnerPayloadTooLarge,
+  partnerPrefix,
+  PartnerUnsupportedMediaType
+} from "./Partner.js"
+import { PartnerRateLimited } from "./PartnerLimits.js"
 import { PageParams } from "./Query.js"
-
-/**
- * The host's answers to a JSON body it cannot take (it reads bodies before any endpoint runs), as a partner path
- * answers them: in the partner envelope. Declared here so that the document says so.
- */
-export class PartnerBodyTooLarge extends Schema.TaggedError<PartnerBodyTooLarge>()("PartnerBodyTooLarge", {
-  message: Schema.String
-}) {}
-
-export class PartnerMediaTypeUnsupported extends Schema.TaggedError<PartnerMediaTypeUnsupported>()("PartnerMediaTypeUnsupported", {
-  message: Schema.String
-}) {}
-
-export const PartnerPayloadTooLarge = wire(
-  PartnerBodyTooLarge,
-  PartnerEnvelope("PartnerPayloadTooLarge", ["payload_too_large"], "the request body is larger than 1 MiB"),
-  413,
-  (error, requestId) => Effect.succeed(partnerEnvelope("payload_too_large", error.message, requestId)),
-  (b) => new PartnerBodyTooLarge({ message: b.error })
-)
-
-export const PartnerUnsupportedMediaType = wire(
-  PartnerMediaTypeUnsupported,
-  PartnerEnvelope("PartnerUnsupportedMediaType", ["unsupported_media_type"], "the body is not sent as application/json"),
-  415,
-  (error, requestId) => Effect.succeed(partnerEnvelope("unsupported_media_type", error.message, requestId)),
-  (b) => new PartnerMediaTypeUnsupported({ message: b.error })
-)
 
 export const AutomationList = Pagination.ListOf(AutomationView).annotations({ identifier: "AutomationList" })
 
@@ -108,6 +86,7 @@ export class PartnerAutomationsApi extends HttpApiGroup.make("partnerAutomations
       )
   )
   .middleware(PartnerAdminAuth)
+  .addError(PartnerRateLimited)
   .prefix(`${partnerPrefix}/admin`)
   .annotate(OpenApi.Title, "Partner automations")
   .annotate(

@@ -4,7 +4,7 @@
  * event enqueues its webhook deliveries in `layer` already (so no event is ever lost for a subscriber); managing
  * endpoints and sending deliveries is `webhooksLayer`, for hosts that also provide Outbound, Mailer and SecretBox.
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { ActionItems } from "./actions/ActionItems.js"
 import { WorkspaceAdmin } from "./administration/WorkspaceAdmin.js"
 import { AgendaItems } from "./agenda/AgendaItems.js"
@@ -16,6 +16,7 @@ import * as Contents from "./Contents.js"
 import { ContextForPrompt } from "./context/ContextForPrompt.js"
 import { ContextItems } from "./context/ContextItems.js"
 import type { ContextPreparation } from "./context/Preparation.js"
+import { EventFanOut } from "./events/EventFanOut.js"
 import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
 import { Authentication } from "./identity/Authentication.js"
@@ -24,7 +25,13 @@ import { Users } from "./identity/Users.js"
 import { MeetingAccess } from "./meetings/MeetingAccess.js"
 import { Meetings } from "./meetings/Meetings.js"
 import { Participants } from "./meetings/Participants.js"
+import { Automations } from "./partner/Automations.js"
+import * as PartnerDeliveries from "./partner/PartnerDeliveries.js"
+import * as PartnerEvents from "./partner/PartnerEvents.js"
 import { PartnerApps } from "./partner/PartnerApps.js"
+import { PartnerAuthorizationServer, PartnerOAuth } from "./partner/PartnerOAuth.js"
+import { AttachmentLinks } from "./partner/AttachmentLinks.js"
+import { PartnerUserContext } from "./partner/PartnerUserContext.js"
 import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
 import { Clients } from "./oauth/Clients.js"
 import { Sessions } from "./oauth/Sessions.js"
@@ -54,6 +61,24 @@ export type Services =
   | Idempotency
   | Events
 
+/**
+ * What recording an event also does, in its unit of work: the deliveries to the workspace's webhook endpoints and to
+ * the partner apps connected to it (their webhooks and their automations' calls), in the one outbox.
+ */
+const fanOut = Layer.effect(
+  EventFanOut,
+  Effect.gen(function*() {
+    const endpoints = yield* WebhookFanOut.make
+    const partners = yield* PartnerEvents.make
+    return EventFanOut.of({
+      publish: (event, origin) => Effect.zipRight(endpoints.publish(event, origin), partners.publish(event, origin))
+    })
+  })
+)
+
+/** Recording events, with their fan-out (one layer value: provided several times below, it is built once). */
+const events = Events.layer.pipe(Layer.provide(fanOut))
+
 // Contents.layer (the cascades) is one layer value: provided twice below, it is built once.
 const identity = Tokens.layer.pipe(
   Layer.provideMerge(Users.layer),
@@ -71,7 +96,7 @@ const meetings = Layer.mergeAll(
   BacklogItems.layer.pipe(Layer.provide(AgendaItems.layer))
 ).pipe(
   Layer.provide(MeetingAccess.layer),
-  Layer.provideMerge(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
+  Layer.provideMerge(events),
   Layer.provide(Contents.layer),
   Layer.provide(identity)
 )
@@ -103,12 +128,13 @@ export type WebhookServices = Webhooks | DeliveryWorker
 
 /**
  * Workspace webhooks: the endpoint rules the HTTP routes call (Webhooks) and the outbox's worker the host runs in
- * a loop (DeliveryWorker.runOnce, runChallenges, purge). Besides the store it needs the Outbound port (the calls
- * out, with the outbound safety rules), the Mailer (a disabled endpoint's creator is told) and the SecretBox
- * (endpoint secrets are stored sealed). The deliveries themselves are enqueued by `layer`.
+ * a loop (DeliveryWorker.runOnce, runChallenges, purge), which also sends the partner apps' webhooks and automation
+ * calls (PartnerDeliveries). Besides the store it needs the Outbound port (the calls out, with the outbound safety
+ * rules), the Mailer (a disabled endpoint's creator is told) and the SecretBox (endpoint and partner app secrets are
+ * stored sealed). The deliveries themselves are enqueued by `layer`.
  */
 export const webhooksLayer: Layer.Layer<WebhookServices, never, StorePorts | Crypto | Outbound | Mailer | SecretBox> = Layer
-  .mergeAll(Webhooks.layer, DeliveryWorker.layer)
+  .mergeAll(Webhooks.layer, DeliveryWorker.layer.pipe(Layer.provide(PartnerDeliveries.layer)))
 
 export type ContextServices = ContextItems | ContextForPrompt
 
@@ -119,7 +145,7 @@ export type ContextServices = ContextItems | ContextForPrompt
  * NodeTextExtractor) reading PDF and DOCX files; @convene/http's server runs it in worker processes.
  */
 export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Crypto | ContextPreparation> = Layer.mergeAll(
-  ContextItems.layer.pipe(Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer)))),
+  ContextItems.layer.pipe(Layer.provide(events)),
   ContextForPrompt.layer
 ).pipe(Layer.provide(MeetingAccess.layer))
 
@@ -128,12 +154,35 @@ export const contextLayer: Layer.Layer<ContextServices, never, StorePorts | Cryp
  * Digests port (@convene/node: NodeDigests), which hashes the bytes as they stream.
  */
 export const attachmentsLayer: Layer.Layer<Attachments, never, StorePorts | Crypto | Digests> = Attachments.layer.pipe(
-  Layer.provide(Events.layer.pipe(Layer.provide(WebhookFanOut.layer))),
+  Layer.provide(events),
   Layer.provide(MeetingAccess.layer)
 )
 
+export type PartnerServices = PartnerApps | Automations
+
 /**
- * Partner apps (the partner API's admin context and the operator's provisioning of apps). Besides the store it needs
- * the Outbound port, whose rules a partner app's webhook URL must pass (as a workspace endpoint's).
+ * Partner apps (the partner API's admin context, the operator's provisioning of apps) and their automations. Besides
+ * the store it needs the Outbound port, whose rules a partner app's webhook URL and an automation's action URLs must
+ * pass (as a workspace endpoint's), and the SecretBox (an app's webhook secret is stored sealed). Their webhooks and
+ * automation calls are enqueued by `layer` and sent by `webhooksLayer`'s worker.
  */
-export const partnerLayer: Layer.Layer<PartnerApps, never, StorePorts | Crypto | Outbound> = PartnerApps.layer
+export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Crypto | Outbound | SecretBox> = Layer.merge(
+  PartnerApps.layer,
+  Automations.layer
+)
+
+export type PartnerOAuthServices = PartnerOAuth | PartnerAuthorizationServer | AttachmentLinks | PartnerUserContext
+
+/**
+ * The partner OAuth 2.0 server with `issuer` (`{base_url}/oauth2`), the user context's token authentication and
+ * its own rules, and the attachments' pre-signed URLs. It shares the first-party server's signing keys
+ * (`oauthLayer`'s SigningKeys), the partner apps (`partnerLayer`) and the meeting services (`layer`).
+ */
+export const partnerOAuthLayer = (
+  issuer: string
+): Layer.Layer<PartnerOAuthServices, never, StorePorts | Crypto | PartnerApps | SigningKeys | Meetings | AgendaItems> =>
+  Layer.mergeAll(
+    PartnerAuthorizationServer.layer(issuer).pipe(Layer.provideMerge(PartnerOAuth.layer)),
+    AttachmentLinks.layer,
+    PartnerUserContext.layer.pipe(Layer.provide(MeetingAccess.layer))
+  )

@@ -2,6 +2,7 @@
 import { NodeSecretBox, SmtpMailer } from "@convene/node"
 import { defaultPolicy, type Plan, type RateLimitPolicy } from "@convene/core"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import { listOf, parseTrustedProxies } from "./http/PartnerLimits.js"
 import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
 /**
@@ -77,6 +78,11 @@ export interface OutboundConfig {
   readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
   /** The sender of those mails (CONVENE_MAIL_FROM; default `Convene <convene@localhost>`). */
   readonly mailFrom: Option.Option<string>
+  /**
+   * Certificate authorities (PEM) that calls out trust besides Node's own, for a server built in code whose receivers
+   * use a private authority (a test's); a server process is given NODE_EXTRA_CA_CERTS instead. None by default.
+   */
+  readonly ca?: ReadonlyArray<string> | undefined
 }
 
 export interface HostConfig {
@@ -96,9 +102,17 @@ export interface HostConfig {
   readonly outbound?: OutboundConfig | undefined
   /**
    * Request budgets (CONVENE_RATE_LIMITS): left out, decisions.md's (FREE 60, PRO 300, ELITE 600, ENTERPRISE 1200
-   * a minute per credential; 300 a minute per address without a credential); `"off"` counts nothing.
+   * a minute per credential; 300 a minute per address without a credential) and partner-api.md's per client address
+   * (`partner`: 1000, 500 and 100 requests per 5 minutes on /v1/partner/user, /v1/partner/admin and /oauth2, 30 a
+   * minute on /v1/partner/sso/info); `"off"` counts nothing.
    */
   readonly rateLimits?: RateLimitPolicy | "off" | undefined
+  /**
+   * The proxies whose X-Forwarded-For is believed (CONVENE_TRUSTED_PROXIES): IP addresses and CIDR ranges, IPv4 or
+   * IPv6. A request whose socket peer is one of them is counted against the client they forwarded it for
+   * (http/PartnerLimits.ts); left out or empty, the socket's peer is the client.
+   */
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
 }
 
 /** The budget names CONVENE_RATE_LIMITS takes. */
@@ -133,6 +147,18 @@ const rateLimits = Config.string("CONVENE_RATE_LIMITS").pipe(
     Either.mapLeft(parseRateLimits(text), (message) => ConfigError.InvalidData([], message))
   ),
   Config.withDefault<RateLimitPolicy | "off">(defaultPolicy)
+)
+
+/** CONVENE_TRUSTED_PROXIES: a comma list of IP addresses and CIDR ranges (none by default). */
+const trustedProxies = Config.string("CONVENE_TRUSTED_PROXIES").pipe(
+  Config.map(listOf),
+  Config.mapOrFail((entries) =>
+    Either.match(parseTrustedProxies(entries), {
+      onLeft: (problem) => Either.left(ConfigError.InvalidData([], `CONVENE_TRUSTED_PROXIES: ${problem}`)),
+      onRight: () => Either.right(entries)
+    })
+  ),
+  Config.withDefault<ReadonlyArray<string>>([])
 )
 
 /** The outbound settings of a configuration, with the defaults of one that leaves them out. */
@@ -228,7 +254,8 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
     Config.option
   ),
   mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option),
-  rateLimits
+  rateLimits,
+  trustedProxies
 }).pipe(
   Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, mailFrom, secretKey, smtpUrl, ...rest }) => {
     const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")

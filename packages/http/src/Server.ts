@@ -52,7 +52,10 @@ import { IdentityLive } from "./http/Identity.js"
 import { MeetingsLive } from "./http/Meetings.js"
 import * as OAuthRoutes from "./http/OAuthRoutes.js"
 import { OperatorLive } from "./http/Operator.js"
+import * as PartnerLimits from "./http/PartnerLimits.js"
 import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
+import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/PartnerUser.js"
+import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { WorkspaceLive } from "./http/Workspace.js"
 import { WebhooksLive } from "./http/Webhooks.js"
@@ -133,12 +136,20 @@ const WebhooksRoomLive = (config: HostConfig) => {
     onNone: () => LogMailer.layer,
     onSome: (url) => SmtpMailer.layer(url, Option.match(outbound.mailFrom, { onNone: () => ({}), onSome: (from) => ({ from }) }))
   })
-  return Convene.webhooksLayer.pipe(Layer.provide([NodeOutbound.layer({ allowHosts: outbound.allowHosts }), mailer]))
+  return Convene.webhooksLayer.pipe(Layer.provide([OutboundLive(config), mailer]))
 }
 
-/** Partner apps, whose webhook URLs pass the same outbound rules as workspace endpoints'. */
-const PartnerRoomLive = (config: HostConfig) =>
-  Convene.partnerLayer.pipe(Layer.provide(NodeOutbound.layer({ allowHosts: outboundOf(config).allowHosts })))
+/** Calls out (webhooks, automations) under the outbound rules, trusting the configured extra authorities. */
+const OutboundLive = (config: HostConfig) => {
+  const outbound = outboundOf(config)
+  return NodeOutbound.layer({ allowHosts: outbound.allowHosts, ...(outbound.ca === undefined ? {} : { ca: outbound.ca }) })
+}
+
+/**
+ * Partner apps and their automations, whose webhook and action URLs pass the same outbound rules as workspace
+ * endpoints'.
+ */
+const PartnerRoomLive = (config: HostConfig) => Convene.partnerLayer.pipe(Layer.provide(OutboundLive(config)))
 
 /** The API (contract + handlers + security), needing the core services. */
 export const ApiLive = (config: HostConfig) =>
@@ -156,9 +167,12 @@ export const ApiLive = (config: HostConfig) =>
       WebhooksLive,
       OperatorLive,
       PartnerAdminLive,
+      PartnerAutomationsLive,
+      PartnerUserLive(config),
+      PartnerFilesLive,
       HealthLive
     ]),
-    Layer.provide([AuthenticateLive, OperatorAuthLive(config), PartnerAdminAuthLive]),
+    Layer.provide([AuthenticateLive, OperatorAuthLive(config), PartnerAdminAuthLive, PartnerUserAuthLive]),
     Layer.provide(EventStreams.layer({ keepAlive: Duration.millis(config.limits.streamKeepAliveMs) })),
     // Every upload reader (Uploads.ts) holds files to this cap.
     Layer.provide(Layer.succeed(MaxUploadBytes, config.limits.maxUploadBytes))
@@ -183,9 +197,11 @@ const RateLimitsLive = (config: HostConfig) =>
  */
 export const CoreLive = (config: HostConfig) =>
   Layer.mergeAll(
-    OAuthLive(config),
+    // The partner OAuth server shares the first-party server's signing keys, and finds its clients among the partner apps.
+    Convene.partnerOAuthLayer(`${config.baseUrl}/oauth2`).pipe(
+      Layer.provideMerge(Layer.mergeAll(OAuthLive(config), PartnerRoomLive(config)))
+    ),
     WebhooksRoomLive(config),
-    PartnerRoomLive(config),
     Convene.contextLayer.pipe(Layer.provide(ContextPreparationLive(config))),
     Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
   ).pipe(
@@ -210,6 +226,7 @@ export const ServeLive = (config: HostConfig) => {
     extra: [...Documents.served({ operator }), ...OAuthRoutes.served, ...BrowserRoutes.served({ signIn: identity.browserSignIn })]
   })
   return HttpApiBuilder.serve(hostMiddleware(routes)).pipe(
+    Layer.provide(PartnerLimits.layer(config)),
     Layer.provide(Documents.layer(config)),
     Layer.provide(OAuthRoutes.layer(config)),
     Layer.provide(BrowserRoutes.layer(config)),

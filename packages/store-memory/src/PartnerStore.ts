@@ -1,5 +1,5 @@
 /** PartnerStore in memory: partner apps, and the workspaces connected to them, in the one state value. */
-import { ConnectedWorkspace, DuplicateKey, Pagination, PartnerStore, trusted } from "@convene/core"
+import { ConnectedWorkspace, DuplicateKey, Pagination, PartnerApp, PartnerStore, trusted } from "@convene/core"
 import { Effect, HashMap, Layer, Option } from "effect"
 import { type Compare, Memory, newestFirst, type PartnerConnection } from "./Memory.js"
 
@@ -9,6 +9,11 @@ const connectionKey = (appId: string, workspaceId: string) => JSON.stringify([ap
 const newestConnectionFirst: Compare<PartnerConnection> = (a, b) =>
   b.connected_at.epochMillis - a.connected_at.epochMillis ||
   (a.workspace_id < b.workspace_id ? 1 : a.workspace_id > b.workspace_id ? -1 : 0)
+
+/** connected_at asc, then app id asc. */
+const oldestConnectionFirst: Compare<PartnerConnection> = (a, b) =>
+  a.connected_at.epochMillis - b.connected_at.epochMillis ||
+  (a.partner_app_id < b.partner_app_id ? -1 : a.partner_app_id > b.partner_app_id ? 1 : 0)
 
 export const layer: Layer.Layer<PartnerStore, never, Memory> = Layer.effect(
   PartnerStore,
@@ -34,14 +39,38 @@ export const layer: Layer.Layer<PartnerStore, never, Memory> = Layer.effect(
           (constraint) => constraint === undefined ? Effect.void : Effect.fail(new DuplicateKey({ constraint }))
         ),
 
+      // The stored webhook secret stays: only setWebhookSecret writes it.
       update: Effect.fnUntraced(function*(app) {
         yield* memory.modify((state) => [
           undefined,
-          HashMap.has(state.partnerApps, app.id)
-            ? { ...state, partnerApps: HashMap.set(state.partnerApps, app.id, app) }
-            : state
+          Option.match(HashMap.get(state.partnerApps, app.id), {
+            onNone: () => state,
+            onSome: (stored) => ({
+              ...state,
+              partnerApps: HashMap.set(
+                state.partnerApps,
+                app.id,
+                new PartnerApp({ ...app, sealed_webhook_secret: stored.sealed_webhook_secret }, trusted)
+              )
+            })
+          })
         ])
       }),
+
+      setWebhookSecret: (id, sealed, at) =>
+        memory.modify((state) =>
+          Option.match(HashMap.get(state.partnerApps, id), {
+            onNone: () => [false, state],
+            onSome: (stored) => [true, {
+              ...state,
+              partnerApps: HashMap.set(
+                state.partnerApps,
+                id,
+                new PartnerApp({ ...stored, sealed_webhook_secret: sealed, updated_at: at }, trusted)
+              )
+            }]
+          })
+        ),
 
       get: Effect.fnUntraced(function*(id) {
         return HashMap.get((yield* memory.read).partnerApps, id)
@@ -91,6 +120,18 @@ export const layer: Layer.Layer<PartnerStore, never, Memory> = Layer.effect(
           })
         )
         return Pagination.sliceOf(rows, page)
+      }),
+
+      isConnected: Effect.fnUntraced(function*(appId, workspaceId) {
+        return HashMap.has((yield* memory.read).partnerConnections, connectionKey(appId, workspaceId))
+      }),
+
+      connectedApps: Effect.fnUntraced(function*(workspaceId) {
+        const state = yield* memory.read
+        return HashMap.toValues(state.partnerConnections)
+          .filter((connection) => connection.workspace_id === workspaceId)
+          .sort(oldestConnectionFirst)
+          .flatMap((connection) => Option.toArray(HashMap.get(state.partnerApps, connection.partner_app_id)))
       }),
 
       deleteByWorkspace: Effect.fnUntraced(function*(workspaceId) {

@@ -585,6 +585,61 @@ const partnerApps = Effect.gen(function*() {
   yield* sql`CREATE INDEX partner_app_workspaces_connected_idx ON partner_app_workspaces (partner_app_id, connected_at DESC, workspace_id DESC)`
 })
 
+/**
+ * Partner webhooks and automations (issue 12): each app's webhook secret, sealed (SecretBox), null for the apps made
+ * before (the operator makes one by rotating it); the apps' automations, with their actions in order. An automation
+ * belongs to its app (apps are never deleted), an action to its automation (automations are never deleted either);
+ * the deliveries of both go through the one outbox (`deliveries`, addressed by kind and id). The indexes serve the
+ * fan-out (the automations of connected apps with a trigger) and the worker (the automation of an action).
+ */
+const partnerEvents = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE partner_apps ADD COLUMN sealed_webhook_secret text`
+  yield* sql`CREATE TABLE partner_automations (
+    id uuid PRIMARY KEY,
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    name text NOT NULL,
+    description text,
+    trigger_type text NOT NULL,
+    enabled boolean NOT NULL,
+    created_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX partner_automations_app_created_idx ON partner_automations (partner_app_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX partner_automations_app_trigger_idx ON partner_automations (partner_app_id, trigger_type)`
+  yield* sql`CREATE TABLE partner_automation_actions (
+    id uuid PRIMARY KEY,
+    automation_id uuid NOT NULL REFERENCES partner_automations (id) DEFERRABLE INITIALLY DEFERRED,
+    position integer NOT NULL CHECK (position >= 0),
+    type text NOT NULL,
+    webhook_url text NOT NULL,
+    UNIQUE (automation_id, position)
+  )`
+})
+
+/**
+ * The partner OAuth server: a partner app may leave PKCE out (partner-api.md), so an authorization code's challenge
+ * may be null. Its clients are partner apps (no oauth_clients row), its tokens credentials of their own kinds.
+ */
+const partnerOAuth = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE authorization_codes ALTER COLUMN code_challenge DROP NOT NULL`
+})
+
+/**
+ * The partner API's budgets per client address count in windows of five minutes beside the one-minute windows of
+ * the others, so a counter's row says when its window ends, and a window's first hit drops the rows whose windows
+ * ended (instead of every row that started earlier, which took the five-minute counts away each minute). Rows of
+ * 0011 had one-minute windows. A process of an earlier version inserting during an upgrade gets the default 0: its
+ * rows are dropped at the next window's first hit, which only ever gives callers more room.
+ */
+const partnerRateLimits = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE rate_limit_counters ADD COLUMN window_end bigint NOT NULL DEFAULT 0`
+  yield* sql`UPDATE rate_limit_counters SET window_end = window_start + 60000`
+  yield* sql`DROP INDEX rate_limit_counters_window_idx`
+  yield* sql`CREATE INDEX rate_limit_counters_end_idx ON rate_limit_counters (window_end)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -599,7 +654,10 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_context": context,
   "0011_rate_limits": rateLimits,
   "0012_sign_in_attempts": signInAttempts,
-  "0013_partner_apps": partnerApps
+  "0013_partner_apps": partnerApps,
+  "0014_partner_events": partnerEvents,
+  "0015_partner_oauth": partnerOAuth,
+  "0016_partner_rate_limits": partnerRateLimits
 }
 
 const runMigrator = Migrator.make({})

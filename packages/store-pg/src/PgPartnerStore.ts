@@ -1,9 +1,10 @@
 /**
- * PartnerStore on PostgreSQL: `partner_apps` (slug and client id each unique) and `partner_app_workspaces`, the
- * connections (migration 0013). A connection is made in one upsert that answers the instant kept, so of racing
- * connects of one pair exactly one inserts and every one answers the first `connected_at`.
+ * PartnerStore on PostgreSQL: `partner_apps` (slug and client id each unique; the sealed webhook secret of migration
+ * 0014, which only setWebhookSecret writes) and `partner_app_workspaces`, the connections (migration 0013). A
+ * connection is made in one upsert that answers the instant kept, so of racing connects of one pair exactly one
+ * inserts and every one answers the first `connected_at`.
  */
-import { ConnectedWorkspace, PartnerApp, PartnerStore } from "@convene/core"
+import { ConnectedWorkspace, PartnerApp, PartnerStore, WorkspaceId } from "@convene/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, DateTime, Effect, Layer, Schema } from "effect"
@@ -24,10 +25,26 @@ export const make: Effect.Effect<Context.Tag.Service<typeof PartnerStore>, never
     Request: PartnerAppRecord,
     execute: (row) => sql`INSERT INTO partner_apps ${sql.insert(row)}`
   })
+  // Every column but the key and the webhook secret, which only setWebhookSecret writes.
+  const updateApp = SqlSchema.void({
+    Request: PartnerAppRecord,
+    execute: (row) => sql`UPDATE partner_apps SET ${sql.update(row, ["id", "sealed_webhook_secret"])} WHERE id = ${row.id}`
+  })
+  const connectedApps = SqlSchema.findAll({
+    Request: WorkspaceId,
+    Result: PartnerAppRecord,
+    execute: (workspaceId) => sql`
+      SELECT a.* FROM partner_app_workspaces c JOIN partner_apps a ON a.id = c.partner_app_id
+      WHERE c.workspace_id = ${workspaceId}
+      ORDER BY c.connected_at, c.partner_app_id`
+  })
 
   return PartnerStore.of({
     insert: (app) => uniqueWrite(sql, insertApp(app)),
-    update: apps.update,
+    update: (app) => orDie(updateApp(app)),
+    setWebhookSecret: (id, sealed, at) =>
+      orDie(sql<{ readonly id: string }>`UPDATE partner_apps SET sealed_webhook_secret = ${sealed}, updated_at = ${DateTime.toDateUtc(at)}
+        WHERE id = ${id} RETURNING id`).pipe(Effect.map((rows) => rows.length > 0)),
     get: (id) => apps.find({ id }),
     getByClientId: (clientId) => apps.find({ client_id: clientId }),
     getBySlug: (slug) => apps.find({ slug }),
@@ -60,6 +77,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof PartnerStore>, never
         order: sql.literal("c.connected_at DESC, c.workspace_id DESC"),
         page: request
       })),
+    isConnected: (appId, workspaceId) =>
+      orDie(sql<{ readonly connected: boolean }>`SELECT EXISTS (SELECT 1 FROM partner_app_workspaces
+        WHERE partner_app_id = ${appId} AND workspace_id = ${workspaceId}) AS connected`).pipe(
+          Effect.map((rows) => rows[0]?.connected === true)
+        ),
+    connectedApps: (workspaceId) => orDie(connectedApps(workspaceId)),
     deleteByWorkspace: (workspaceId) =>
       orDie(sql`DELETE FROM partner_app_workspaces WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid)
   })

@@ -11,6 +11,7 @@ import {
   Clients,
   CreateFirstPartyClient,
   firstPartyClients,
+  firstPartyDirectory,
   firstPartyProfile,
   IssueToken,
   make as makeAuthorizationServer,
@@ -68,7 +69,7 @@ describe("AuthorizationServer", () => {
         const tokens = yield* server.exchangeCode({
           code: query.code!,
           code_verifier: verifier,
-          client_id: builtInClientId,
+          client: { method: "none", clientId: builtInClientId },
           redirect_uri: loopbackRedirect
         })
         expect(tokens).toEqual({
@@ -92,7 +93,7 @@ describe("AuthorizationServer", () => {
         expect(yield* failureOf(bearer(tokens.refresh_token))).toMatchObject({ _tag: "Unauthenticated" })
 
         yield* TestClock.adjust("10 minutes")
-        const refreshed = yield* server.refresh({ refresh_token: tokens.refresh_token, client_id: builtInClientId })
+        const refreshed = yield* server.refresh({ refresh_token: tokens.refresh_token, client: { method: "none", clientId: builtInClientId } })
         expect(refreshed).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "meetings:read meetings:write" })
         expect(refreshed.access_token).not.toBe(tokens.access_token)
         expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
@@ -120,10 +121,10 @@ describe("AuthorizationServer", () => {
         const early = yield* codeFor({ live })
         const late = yield* codeFor({ live })
         yield* TestClock.adjust("599 seconds") // 9:59
-        yield* server.exchangeCode({ code: early.code, code_verifier: early.verifier, client_id: early.clientId, redirect_uri: early.redirectUri })
+        yield* server.exchangeCode({ code: early.code, code_verifier: early.verifier, client: { method: "none", clientId: early.clientId }, redirect_uri: early.redirectUri })
         yield* TestClock.adjust("1 second")
         expect(
-          yield* failureOf(server.exchangeCode({ code: late.code, code_verifier: late.verifier, client_id: late.clientId, redirect_uri: late.redirectUri }))
+          yield* failureOf(server.exchangeCode({ code: late.code, code_verifier: late.verifier, client: { method: "none", clientId: late.clientId }, redirect_uri: late.redirectUri }))
         ).toMatchObject({ _tag: "OAuthError", error: "invalid_grant", error_description: expect.stringMatching(/expired/) })
       }))
 
@@ -132,7 +133,7 @@ describe("AuthorizationServer", () => {
         const server = yield* AuthorizationServer
         const { live } = yield* signedIn()
         const asked = yield* codeFor({ live })
-        const exchange = { code: asked.code, code_verifier: asked.verifier, client_id: asked.clientId, redirect_uri: asked.redirectUri }
+        const exchange = { code: asked.code, code_verifier: asked.verifier, client: { method: "none" as const, clientId: asked.clientId }, redirect_uri: asked.redirectUri }
         const first = yield* server.exchangeCode(exchange)
         yield* bearer(first.access_token)
         expect(yield* failureOf(server.exchangeCode(exchange))).toMatchObject({ _tag: "OAuthError", error: "invalid_grant" })
@@ -147,7 +148,7 @@ describe("AuthorizationServer", () => {
         const server = yield* AuthorizationServer
         const { live } = yield* signedIn()
         const asked = yield* codeFor({ live })
-        const exchange = server.exchangeCode({ code: asked.code, code_verifier: asked.verifier, client_id: asked.clientId, redirect_uri: asked.redirectUri })
+        const exchange = server.exchangeCode({ code: asked.code, code_verifier: asked.verifier, client: { method: "none", clientId: asked.clientId }, redirect_uri: asked.redirectUri })
         const outcomes = yield* Effect.all([Effect.either(exchange), Effect.either(exchange)], { concurrency: "unbounded" })
         const issued = outcomes.flatMap((outcome) => (outcome._tag === "Right" ? [outcome.right] : []))
         const refused = outcomes.flatMap((outcome) => (outcome._tag === "Left" ? [outcome.left] : []))
@@ -161,7 +162,7 @@ describe("AuthorizationServer", () => {
         const server = yield* AuthorizationServer
         const { verifier } = pkce()
         expect(
-          yield* failureOf(server.exchangeCode({ code: "x".repeat(43), code_verifier: verifier, client_id: builtInClientId, redirect_uri: loopbackRedirect }))
+          yield* failureOf(server.exchangeCode({ code: "x".repeat(43), code_verifier: verifier, client: { method: "none", clientId: builtInClientId }, redirect_uri: loopbackRedirect }))
         ).toMatchObject({ error: "invalid_grant" })
       }))
 
@@ -172,12 +173,12 @@ describe("AuthorizationServer", () => {
         const { live } = yield* signedIn()
         const other = yield* clients.createFirstParty(CreateFirstPartyClient.make({ name: "Other tool" }))
         const cases: ReadonlyArray<readonly [string, (asked: Effect.Effect.Success<ReturnType<typeof codeFor>>) => Parameters<typeof server.exchangeCode>[0], RegExp]> = [
-          ["another client", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client_id: other.client_id, redirect_uri: asked.redirectUri }), /another client/],
-          ["another path", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client_id: asked.clientId, redirect_uri: "http://127.0.0.1:8123/other" }), /redirect_uri/],
+          ["another client", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client: { method: "none", clientId: other.client_id }, redirect_uri: asked.redirectUri }), /another client/],
+          ["another path", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client: { method: "none", clientId: asked.clientId }, redirect_uri: "http://127.0.0.1:8123/other" }), /redirect_uri/],
           // The loopback port may vary at the authorization endpoint, never between the request and the exchange.
-          ["another port", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client_id: asked.clientId, redirect_uri: "http://127.0.0.1:8124/callback" }), /redirect_uri/],
-          ["another verifier", (asked) => ({ code: asked.code, code_verifier: pkce().verifier, client_id: asked.clientId, redirect_uri: asked.redirectUri }), /code_verifier/],
-          ["the challenge as verifier", (asked) => ({ code: asked.code, code_verifier: pkce().challenge, client_id: asked.clientId, redirect_uri: asked.redirectUri }), /code_verifier/]
+          ["another port", (asked) => ({ code: asked.code, code_verifier: asked.verifier, client: { method: "none", clientId: asked.clientId }, redirect_uri: "http://127.0.0.1:8124/callback" }), /redirect_uri/],
+          ["another verifier", (asked) => ({ code: asked.code, code_verifier: pkce().verifier, client: { method: "none", clientId: asked.clientId }, redirect_uri: asked.redirectUri }), /code_verifier/],
+          ["the challenge as verifier", (asked) => ({ code: asked.code, code_verifier: pkce().challenge, client: { method: "none", clientId: asked.clientId }, redirect_uri: asked.redirectUri }), /code_verifier/]
         ]
         for (const [name, request, description] of cases) {
           const asked = yield* codeFor({ live })
@@ -186,10 +187,10 @@ describe("AuthorizationServer", () => {
         }
         const asked = yield* codeFor({ live })
         expect(
-          yield* failureOf(server.exchangeCode({ code: asked.code, code_verifier: "too-short", client_id: asked.clientId, redirect_uri: asked.redirectUri }))
+          yield* failureOf(server.exchangeCode({ code: asked.code, code_verifier: "too-short", client: { method: "none", clientId: asked.clientId }, redirect_uri: asked.redirectUri }))
         ).toMatchObject({ error: "invalid_request" })
         expect(
-          yield* failureOf(server.exchangeCode({ code: asked.code, code_verifier: asked.verifier, client_id: "nobody", redirect_uri: asked.redirectUri }))
+          yield* failureOf(server.exchangeCode({ code: asked.code, code_verifier: asked.verifier, client: { method: "none", clientId: "nobody" }, redirect_uri: asked.redirectUri }))
         ).toMatchObject({ error: "invalid_client" })
       }))
 
@@ -409,9 +410,14 @@ describe("AuthorizationServer", () => {
         const server = yield* AuthorizationServer
         const { live } = yield* signedIn()
         const tokens = yield* tokensFor({ live, scope: "meetings:read meetings:write" })
+        // An unknown client is invalid_client; another known client may not use the grant (invalid_grant).
         expect(
-          yield* failureOf(server.refresh({ refresh_token: tokens.refresh_token, client_id: "cvc_someone_else" }))
-        ).toMatchObject({ error: "invalid_grant" })
+          yield* failureOf(server.refresh({ refresh_token: tokens.refresh_token, client: { method: "none", clientId: "cvc_someone_else" } }))
+        ).toMatchObject({ error: "invalid_client" })
+        const other = yield* (yield* Clients).createFirstParty(CreateFirstPartyClient.make({ name: "Other tool" }))
+        expect(
+          yield* failureOf(server.refresh({ refresh_token: tokens.refresh_token, client: { method: "none", clientId: other.client_id } }))
+        ).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/another client/) })
         expect(
           yield* failureOf(server.refresh({ refresh_token: tokens.refresh_token, scope: "meetings:read action-items:read" }))
         ).toMatchObject({ error: "invalid_scope" })
@@ -523,7 +529,11 @@ describe("AuthorizationServer", () => {
         const app = yield* registeredApp()
         // A server that serves first-party clients only, with consent and without workspace scopes.
         const strict = { ...firstPartyClients.first_party, consent: true, workspaceScopes: false }
-        const other = yield* makeAuthorizationServer({ issuer, profile: { ...firstPartyProfile, clients: { first_party: strict } } })
+        const other = yield* makeAuthorizationServer({
+          issuer,
+          profile: { ...firstPartyProfile, clients: { first_party: strict } },
+          directory: firstPartyDirectory(yield* Clients)
+        })
         const asked = authorizeParams({ scope: "meetings:read workspace:read" })
         expect(yield* other.authorize(asked, Option.some(live), Option.none())).toMatchObject({
           _tag: "ConsentRequired",
@@ -538,7 +548,7 @@ describe("AuthorizationServer", () => {
         const refused = yield* failureOf(other.exchangeCode({
           code: "x".repeat(43),
           code_verifier: "v".repeat(43),
-          client_id: app.client_id,
+          client: { method: "none", clientId: app.client_id },
           redirect_uri: "https://app.example/callback"
         }))
         expect(refused.error).toBe("invalid_client")

@@ -140,7 +140,7 @@ export const tokensFor = (options: Parameters<typeof codeFor>[0]) =>
     return yield* (yield* AuthorizationServer).exchangeCode({
       code: asked.code,
       code_verifier: asked.verifier,
-      client_id: asked.clientId,
+      client: { method: "none", clientId: asked.clientId },
       redirect_uri: asked.redirectUri
     })
   })

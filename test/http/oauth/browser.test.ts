@@ -8,6 +8,7 @@
 import { createServer, type Server } from "node:http"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client, OPERATOR_TOKEN } from "../../support/server.js"
 import {
   authorizeQuery,
   chromiumPath,
@@ -330,6 +331,60 @@ describe("the account page", () => {
     await page.waitForURL(`${server.url}/account`)
     await expect(page.getByRole("row").filter({ hasText: "Laptop script" }).count()).resolves.toBe(0)
     expect((await me(server.url, token)).status).toBe(401)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+})
+
+describe("the consent flow of a partner app", () => {
+  it("names the app, its scopes and the workspace; Approve connects the workspace and the code gives partner tokens", async () => {
+    const { context, page, problems, requested } = await open()
+    const user = await newUser(server.url, { role: "ADMIN" })
+    const operator = client(server.url, OPERATOR_TOKEN)
+    const redirectUri = `${callbackOrigin}/partner-callback`
+    const created = await operator.post("/operator/v1/partner-apps", { name: "Acme Partner Notes", redirect_uris: [redirectUri] })
+    expect(created.status).toBe(201)
+    const app = created.body
+    const state = "partner-state"
+    const query = `/oauth2/authorize?${new URLSearchParams({
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: redirectUri,
+      scope: "meetings:read meetings:write",
+      state
+    })}`
+    await page.goto(server.url + query)
+    expect(new URL(page.url()).pathname).toBe("/signin")
+    await submitSignIn(page, user.email, user.password)
+    expect(page.url()).toBe(server.url + query)
+
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Acme Partner Notes")
+    const items = await page.getByRole("listitem").allTextContents()
+    expect(items.map((item) => item.replace(/\s+/g, " ").trim())).toEqual([
+      "Read your meetings, their agenda items and context meetings:read",
+      "Create, change and delete meetings, agenda items and context meetings:write"
+    ])
+    await expect(page.getByText("OAuth workspace").first().isVisible()).resolves.toBe(true)
+    await page.getByRole("button", { name: "Approve" }).click()
+    await page.waitForURL((url) => url.origin === callbackOrigin)
+    const params = new URL(arrived.filter((path) => path.startsWith("/partner-callback")).at(-1)!, callbackOrigin).searchParams
+    expect(params.get("state")).toBe(state)
+    expect(params.get("iss")).toBe(`${server.url}/oauth2`)
+
+    const tokens = await fetch(`${server.url}/oauth2/token`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${btoa(`${app.client_id}:${app.client_secret}`)}`
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: params.get("code")!, redirect_uri: redirectUri })
+    }).then(read)
+    expect(tokens.status).toBe(200)
+    expect(tokens.body.access_token).toMatch(/^svc_pua_v1_/)
+    const workspaces = await client(server.url).get("/v1/partner/admin/workspaces", { "x-api-key": app.api_key, "x-client-id": app.client_id })
+    expect(workspaces.body.items.map((item: { id: string }) => item.id)).toEqual([user.workspaceId])
+
+    expect(requested.filter((url) => !url.startsWith(server.url) && !url.startsWith(callbackOrigin))).toEqual([])
     expect(problems).toEqual([])
     await context.close()
   })

@@ -131,7 +131,7 @@ export interface PasswordUser {
 /** A new workspace with one user who has a password (through the operator API). */
 export const newUser = async (
   url: string,
-  options: { readonly role?: Role; readonly plan?: "FREE" | "PRO"; readonly workspaceId?: string } = {}
+  options: { readonly role?: Role; readonly plan?: "FREE" | "PRO" | "ELITE" | "ENTERPRISE"; readonly workspaceId?: string } = {}
 ): Promise<PasswordUser> => {
   const operator = client(url, OPERATOR_TOKEN)
   const workspaceId = options.workspaceId ??

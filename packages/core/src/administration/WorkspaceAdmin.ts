@@ -13,7 +13,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { requireScope, requireWorkspaceAdmin } from "../identity/Access.js"
-import type { Principal } from "../identity/Identity.js"
+import { isFirstPartyScope, type Principal } from "../identity/Identity.js"
 import { CredentialStore, UserStore } from "../identity/IdentityStore.js"
 import { Tokens } from "../identity/Tokens.js"
 import { UpdateUser, Users } from "../identity/Users.js"
@@ -135,7 +135,7 @@ const make = Effect.gen(function*() {
     return {
       ...listed,
       items: listed.items.map((key) =>
-        new ApiKeyView({ id: key.id, workspace_id: key.workspace_id, name: key.name, scopes: key.scopes, created_at: key.created_at }, trusted)
+        new ApiKeyView({ id: key.id, workspace_id: key.workspace_id, name: key.name, scopes: key.scopes.filter(isFirstPartyScope), created_at: key.created_at }, trusted)
       )
     }
   })

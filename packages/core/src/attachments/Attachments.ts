@@ -29,7 +29,7 @@ import { MeetingStore } from "../meetings/MeetingStore.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { NotFound, orNotFound } from "../shared/Errors.js"
-import type { MeetingId } from "../shared/Ids.js"
+import type { MeetingId, WorkspaceId } from "../shared/Ids.js"
 import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
@@ -153,7 +153,24 @@ const make = Effect.gen(function*() {
   ) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
-    const row = yield* find(principal, meeting.id, id)
+    return yield* contentOf(yield* find(principal, meeting.id, id))
+  })
+
+  /**
+   * The attachment and its bytes for a download link that was checked already (a pre-signed URL: it names the
+   * workspace, the meeting and the attachment, and its signature stands for the caller's access). 404 when the
+   * attachment is gone or no longer on that meeting.
+   */
+  const downloadLinked = fn("Attachments.downloadLinked")(function*(workspaceId: WorkspaceId, meetingId: MeetingId, id: AttachmentId) {
+    const row = yield* store.get(workspaceId, id).pipe(
+      orNotFound("attachment", id),
+      Effect.filterOrFail((found) => found.meeting_id === meetingId, () => NotFound.of("attachment", id))
+    )
+    return yield* contentOf(row)
+  })
+
+  const contentOf = (row: AttachmentRow) => Effect.gen(function*() {
+    const id = row.id
     const stored = yield* blobs.size(id)
     if (Option.isNone(stored)) return yield* Effect.die(new BlobMismatch(id, "are missing"))
     if (stored.value !== row.size) {
@@ -235,7 +252,7 @@ const make = Effect.gen(function*() {
     }
   })
 
-  return { list, get, upload, download, delete: remove, sweep } as const
+  return { list, get, upload, download, downloadLinked, delete: remove, sweep } as const
 })
 
 export class Attachments extends Context.Tag("@convene/core/Attachments")<

@@ -19,22 +19,41 @@ export const Scopes = [
 export const Scope = Schema.Literal(...Scopes).annotations({ identifier: "Scope" })
 export type Scope = typeof Scope.Type
 
+/**
+ * Scopes only partner apps' tokens hold (partner-api.md, "Scopes named"; decisions.md): `profile` (the user's name
+ * and e-mail in the ID token) and the workflow scopes of the partner API. No first-party token or key carries them,
+ * and no role gates them.
+ */
+export const PartnerOnlyScopes = ["profile", "partner-api/workflows:read", "partner-api/workflows:write"] as const
+
+/**
+ * Every scope a stored credential, grant or authorization code may hold: the first-party scopes (`Scope`, which
+ * the first-party API's requests decode) and the partner-only ones.
+ */
+export const HeldScope = Schema.Literal(...Scopes, ...PartnerOnlyScopes).annotations({ identifier: "HeldScope" })
+export type HeldScope = typeof HeldScope.Type
+
+export const isFirstPartyScope = (scope: HeldScope): scope is Scope => (Scopes as ReadonlyArray<string>).includes(scope)
+
 export const WorkspaceScopes: ReadonlyArray<Scope> = ["workspace:read", "workspace:write"]
-export const isWorkspaceScope = (scope: Scope): boolean => WorkspaceScopes.includes(scope)
+export const isWorkspaceScope = (scope: HeldScope): boolean => (WorkspaceScopes as ReadonlyArray<string>).includes(scope)
 
 /** The scopes a user's role lets them hold (and so grant to their tokens). */
 export const grantsOf = (role: Role): ReadonlyArray<Scope> =>
   role === "MEMBER" ? Scopes.filter((scope) => !isWorkspaceScope(scope)) : Scopes
+
+/** Whether the user's role lets them hold the scope: the partner-only scopes are not role-gated. */
+export const roleGrants = (role: Role, scope: HeldScope): boolean =>
+  !isFirstPartyScope(scope) || grantsOf(role).includes(scope)
 
 /**
  * The scopes a credential authenticates with: a user's token those of its scopes that the holder's current role
  * grants (a role lowered since issue takes them away; raised again, gives back no more than the token was
  * issued with); a workspace API key (no holder) all of its own.
  */
-export const scopesGranted = (scopes: ReadonlyArray<Scope>, holderRole: Role | null): ReadonlyArray<Scope> => {
+export const scopesGranted = <S extends HeldScope>(scopes: ReadonlyArray<S>, holderRole: Role | null): ReadonlyArray<S> => {
   if (holderRole === null) return scopes
-  const granted = grantsOf(holderRole)
-  return scopes.filter((scope) => granted.includes(scope))
+  return scopes.filter((scope) => roleGrants(holderRole, scope))
 }
 
 /** A user as stored. The password hash never leaves the core. */
@@ -54,7 +73,9 @@ export const CredentialKind = Schema.Literal(
   "refresh_token",
   "personal_access_token",
   "short_lived",
-  "api_key"
+  "api_key",
+  "partner_access_token",
+  "partner_refresh_token"
 ).annotations({ identifier: "CredentialKind" })
 export type CredentialKind = typeof CredentialKind.Type
 
@@ -67,7 +88,9 @@ export const tokenPrefix: Record<CredentialKind, string> = {
   refresh_token: "svc_rt_v1_",
   short_lived: "svc_slt_v1_",
   personal_access_token: "svc_pat_v1_",
-  api_key: "svc_wk_v1_"
+  api_key: "svc_wk_v1_",
+  partner_access_token: "svc_pua_v1_",
+  partner_refresh_token: "svc_pur_v1_"
 }
 
 /** A credential as stored: only the SHA-256 of the token, never the token. */
@@ -77,7 +100,7 @@ export class Credential extends Schema.Class<Credential>("Credential")({
   user_id: Schema.NullOr(UserId),
   kind: CredentialKind,
   name: Schema.NullOr(Schema.String),
-  scopes: Schema.Array(Scope),
+  scopes: Schema.Array(HeldScope),
   token_hash: Schema.String,
   client_id: Schema.NullOr(Schema.String),
   expires_at: Schema.NullOr(Timestamp),
@@ -108,7 +131,7 @@ export class Principal extends Schema.Class<Principal>("Principal")({
   workspace_id: WorkspaceId,
   user_id: Schema.NullOr(UserId),
   role: Schema.NullOr(Role),
-  scopes: Schema.Array(Scope),
+  scopes: Schema.Array(HeldScope),
   client_id: Schema.NullOr(Schema.String),
   expires_at: Schema.NullOr(Timestamp)
 }) {}

@@ -16,6 +16,7 @@ import {
   Credential,
   CredentialKind,
   grantsOf,
+  HeldScope,
   isWorkspaceScope,
   type Principal,
   type PrincipalKind,
@@ -38,6 +39,8 @@ export const tokenIssuers: ReadonlyArray<PrincipalKind> = ["personal_access_toke
 
 const kindNames: Record<PrincipalKind, string> = {
   session: "signed-in session",
+  partner_access_token: "partner app access token",
+  partner_refresh_token: "partner app refresh token",
   access_token: "OAuth access token",
   refresh_token: "refresh token",
   personal_access_token: "personal access token",
@@ -81,7 +84,7 @@ export class TokenRecord extends Schema.Class<TokenRecord>("TokenRecord")({
   id: CredentialId,
   name: Schema.NullOr(Schema.String),
   kind: Schema.String,
-  scopes: Schema.Array(Scope),
+  scopes: Schema.Array(HeldScope),
   expires_at: Schema.NullOr(Timestamp),
   created_at: Timestamp
 }) {}
@@ -96,7 +99,7 @@ export class CredentialView extends Schema.Class<CredentialView>("CredentialView
   user_id: Schema.NullOr(UserId).annotations({ description: "the user who holds it; null for a workspace API key" }),
   kind: CredentialKind,
   name: Schema.NullOr(Schema.String),
-  scopes: Schema.Array(Scope).annotations({
+  scopes: Schema.Array(HeldScope).annotations({
     description: "the scopes it authenticates with now: of a user's token, those it was issued with that the user's current role grants"
   }),
   client_id: Schema.NullOr(Schema.String).annotations({ description: "the OAuth client it was issued to, if any" }),
@@ -191,7 +194,7 @@ const make = Effect.gen(function*() {
     })
     // Written where the workspace (and with it its user) is held against its deletion, which may have begun since.
     yield* workspaces.within(user.workspace_id, store.insert(credential).pipe(Effect.orDie))
-    return new IssuedToken({ ...credential, token })
+    return new IssuedToken({ ...credential, kind: input.kind, scopes, token })
   })
 
   /**

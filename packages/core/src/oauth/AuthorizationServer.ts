@@ -14,9 +14,19 @@ import { Transactor } from "../ports/Transactor.js"
 import { CredentialId } from "../shared/Ids.js"
 import { now } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
-import { Credential, type CredentialKind, grantsOf, isWorkspaceScope, type Scope, Scopes, scopesGranted, tokenPrefix } from "../identity/Identity.js"
-import { CredentialStore } from "../identity/IdentityStore.js"
-import { type ClientPolicies, type ClientPolicy, firstPartyClients } from "./ClientPolicy.js"
+import {
+  Credential,
+  type CredentialKind,
+  type HeldScope,
+  isWorkspaceScope,
+  roleGrants,
+  Scopes,
+  scopesGranted,
+  tokenPrefix,
+  type User
+} from "../identity/Identity.js"
+import { CredentialStore, UserStore } from "../identity/IdentityStore.js"
+import { type ClientAuthentication, type ClientPolicies, type ClientPolicy, firstPartyClients } from "./ClientPolicy.js"
 import { Clients } from "./Clients.js"
 import { AuthorizationCode, Grant, GrantId, type OAuthClient } from "./OAuth.js"
 import { OAuthError } from "./OAuthError.js"
@@ -26,7 +36,31 @@ import type { LiveSession } from "./Sessions.js"
 import { SigningKeys } from "./SigningKeys.js"
 import { fn } from "../shared/Span.js"
 
-export { type ClientPolicies, type ClientPolicy, firstPartyClients, type TokenEndpointAuth } from "./ClientPolicy.js"
+export {
+  type ClientAuthentication,
+  type ClientPolicies,
+  type ClientPolicy,
+  firstPartyClients,
+  partnerClients,
+  type TokenEndpointAuth
+} from "./ClientPolicy.js"
+
+/**
+ * Where a server finds its clients: the first-party server among its OAuth clients (Clients), the partner server
+ * among the partner apps.
+ */
+export interface ClientDirectory {
+  readonly find: (clientId: string) => Effect.Effect<Option.Option<OAuthClient>>
+  /**
+   * Whether `secret` is the confidential client's, compared in constant time (false for an unknown client, after
+   * the same work).
+   */
+  readonly verifySecret: (clientId: string, secret: string) => Effect.Effect<boolean>
+  /** Why the client may not be served now (a suspended partner app), or undefined. */
+  readonly refusal: (client: OAuthClient) => Effect.Effect<string | undefined>
+  /** The user approved the client (a partner app: the user's workspace is connected to it). */
+  readonly approved: (client: OAuthClient, user: User) => Effect.Effect<void>
+}
 
 /** Lifetimes of one authorization server, and the clients it serves. */
 export interface OAuthProfile {
@@ -37,6 +71,12 @@ export interface OAuthProfile {
   readonly refreshLifetime: Duration.Duration
   /** The kinds of client served, each with its policy. */
   readonly clients: ClientPolicies
+  /** The scopes its clients may ask for (besides `openid`). */
+  readonly scopes: ReadonlyArray<HeldScope>
+  /** What the discovery document lists as `scopes_supported`. */
+  readonly scopesSupported: ReadonlyArray<string>
+  /** The kinds of credential it issues. */
+  readonly tokenKinds: { readonly access: CredentialKind; readonly refresh: CredentialKind }
 }
 
 /**
@@ -47,20 +87,28 @@ export const firstPartyProfile: OAuthProfile = {
   codeLifetime: Duration.minutes(10),
   accessLifetime: Duration.hours(1),
   refreshLifetime: Duration.days(30),
-  clients: firstPartyClients
+  clients: firstPartyClients,
+  scopes: Scopes,
+  // first-party-api.md: "scopes_supported (the seven scopes above)".
+  scopesSupported: Scopes,
+  tokenKinds: { access: "access_token", refresh: "refresh_token" }
 }
 
 export interface OAuthSettings {
   /** The issuer identifier (`{base_url}/v1/oauth`): in the discovery document, the `iss` of ID tokens and of authorization responses. */
   readonly issuer: string
   readonly profile: OAuthProfile
+  readonly directory: ClientDirectory
 }
 
 /** The scope that asks for an ID token; it is not one of the API's scopes and no credential carries it. */
 export const openIdScope = "openid"
 
 /** What the consent page says each scope lets the application do. */
-export const scopeDescriptions: Record<Scope, string> = {
+export const scopeDescriptions: Record<HeldScope, string> = {
+  profile: "Know your name and e-mail address",
+  "partner-api/workflows:read": "Read workflow runs",
+  "partner-api/workflows:write": "Start workflow runs",
   "meetings:read": "Read your meetings, their agenda items and context",
   "meetings:write": "Create, change and delete meetings, agenda items and context",
   "action-items:read": "Read action items",
@@ -82,7 +130,7 @@ export type AuthorizeOutcome =
   | {
     readonly _tag: "ConsentRequired"
     readonly client: OAuthClient
-    readonly scopes: ReadonlyArray<Scope>
+    readonly scopes: ReadonlyArray<HeldScope>
     readonly openid: boolean
     readonly redirectUri: string
   }
@@ -103,7 +151,6 @@ const valuesOf = (params: Params, name: string) => params.filter(([key]) => key 
 
 const challengePattern = /^[A-Za-z0-9_-]{43}$/
 const verifierPattern = /^[A-Za-z0-9\-._~]{43,128}$/
-const refreshPattern = new RegExp(`^${tokenPrefix.refresh_token}[A-Za-z0-9_-]{43}$`)
 
 const invalidGrant = (description: string) => OAuthError.of("invalid_grant", description)
 const invalidRequest = (description: string) => OAuthError.of("invalid_request", description)
@@ -117,36 +164,64 @@ export const make = (settings: OAuthSettings) =>
   Effect.gen(function*() {
     const store = yield* OAuthStore
     const credentials = yield* CredentialStore
-    const clients = yield* Clients
+    const users = yield* UserStore
     const keys = yield* SigningKeys
     const crypto = yield* Crypto
     const transactor = yield* Transactor
-    const { profile } = settings
+    const { directory, profile } = settings
+    const refreshPattern = new RegExp(`^${tokenPrefix[profile.tokenKinds.refresh]}[A-Za-z0-9_-]{43}$`)
 
     const random = Effect.map(crypto.randomBytes(32), Encoding.encodeBase64Url)
 
     /** The policy of the client's kind, or undefined when this server does not serve that kind. */
     const policyOf = (client: OAuthClient): ClientPolicy | undefined => profile.clients[client.kind]
 
-    /** A URI of a kind the client's policy allows, and one it registered (or any loopback URI when the policy says so). */
+    /**
+     * A URI of a kind the client's policy allows, and one it registered: equal to it (`exactRedirect`), or as
+     * RedirectUris.matches compares (loopback on any port; any loopback URI when the policy says so).
+     */
     const redirectAllowed = (client: OAuthClient, policy: ClientPolicy, uri: string) => {
       const found = RedirectUris.classify(uri)
       if (!("kind" in found) || !policy.redirectKinds.includes(found.kind)) return false
+      if (policy.exactRedirect) return client.redirect_uris.includes(uri)
       return RedirectUris.matches(uri, client.redirect_uris, policy.anyLoopbackWithoutRegistration && client.redirect_uris.length === 0)
     }
 
-    /**
-     * Whether the client proved who it is at the token endpoint. A public client has nothing to prove there (PKCE
-     * binds the code to it); a confidential client's secret is checked here once a policy asks for one.
-     */
-    const authenticated = (policy: ClientPolicy): boolean => {
-      switch (policy.tokenEndpointAuth) {
-        case "none":
-          return true
-      }
-    }
-
     const unknownClient = "the application (client_id) is not known to this server"
+
+    /**
+     * The client that authenticated at the token endpoint (RFC 6749 2.3): a public client names itself (PKCE binds
+     * the code to it); a confidential one proves its secret with a method its policy accepts. A client that may
+     * not be served now is unauthorized_client.
+     */
+    const authenticateClient = (auth: ClientAuthentication) =>
+      Effect.gen(function*() {
+        const refused = OAuthError.of("invalid_client", "client authentication failed")
+        const found = yield* directory.find(auth.clientId)
+        const policy = Option.isSome(found) ? policyOf(found.value) : undefined
+        if (Option.isNone(found) || policy === undefined) {
+          // The same work as for a known client, so that the answer's timing does not tell which ids exist.
+          if (auth.secret !== undefined) yield* directory.verifySecret(auth.clientId, auth.secret)
+          return yield* Effect.fail(auth.method === "none" ? OAuthError.of("invalid_client", "the client_id is not known to this server") : refused)
+        }
+        const accepted = [policy.tokenEndpointAuth, ...policy.alsoAccepted]
+        if (!accepted.includes(auth.method)) {
+          return yield* Effect.fail(
+            OAuthError.of(
+              "invalid_client",
+              policy.tokenEndpointAuth === "none"
+                ? "this client is a public client: send client_id without a secret"
+                : "this client must authenticate with its client secret (HTTP Basic, or client_id and client_secret in the form)"
+            )
+          )
+        }
+        if (auth.method !== "none" && !(yield* directory.verifySecret(auth.clientId, auth.secret ?? ""))) {
+          return yield* Effect.fail(refused)
+        }
+        const refusal = yield* directory.refusal(found.value)
+        if (refusal !== undefined) return yield* Effect.fail(OAuthError.of("unauthorized_client", refusal))
+        return found.value
+      })
 
     /**
      * GET /authorize (and the consent form's POST, with the user's `decision`): checks the request in RFC 6749's
@@ -162,10 +237,12 @@ export const make = (settings: OAuthSettings) =>
       if (clientIds.length !== 1 || clientIds[0] === "") {
         return { _tag: "Refused", description: clientIds.length > 1 ? "client_id must be given once" : "client_id is missing" } as AuthorizeOutcome
       }
-      const found = yield* clients.find(clientIds[0]!)
+      const found = yield* directory.find(clientIds[0]!)
       const policy = Option.isSome(found) ? policyOf(found.value) : undefined
       if (Option.isNone(found) || policy === undefined) return { _tag: "Refused", description: unknownClient } as AuthorizeOutcome
       const client = found.value
+      const refusal = yield* directory.refusal(client)
+      if (refusal !== undefined) return { _tag: "Refused", description: refusal } as AuthorizeOutcome
       const redirects = valuesOf(params, "redirect_uri")
       if (redirects.length !== 1 || redirects[0] === "") {
         return { _tag: "Refused", description: redirects.length > 1 ? "redirect_uri must be given once" : "redirect_uri is missing" } as AuthorizeOutcome
@@ -186,18 +263,24 @@ export const make = (settings: OAuthSettings) =>
       const responseType = one("response_type")
       if (responseType === undefined || responseType === "") return fail("invalid_request", "response_type is missing")
       if (responseType !== "code") return fail("unsupported_response_type", "response_type must be code")
-      const challenge = one("code_challenge")
-      if (challenge === undefined || challenge === "") return fail("invalid_request", "code_challenge is required (PKCE)")
-      const method = one("code_challenge_method")
-      if (method === undefined || method === "") return fail("invalid_request", "code_challenge_method is required and must be S256")
-      if (method !== "S256") return fail("invalid_request", "code_challenge_method must be S256 (plain is not supported)")
-      if (!challengePattern.test(challenge)) {
-        return fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code verifier (43 characters)")
+      if (policy.stateRequired && (state === undefined || state === "")) return fail("invalid_request", "state is required")
+      const challenge = one("code_challenge") || undefined
+      const method = one("code_challenge_method") || undefined
+      // PKCE: always for a client whose policy requires it, else checked when the request carries a challenge.
+      if (challenge === undefined && (policy.pkce === "required" || method !== undefined)) {
+        return fail("invalid_request", policy.pkce === "required" ? "code_challenge is required (PKCE)" : "code_challenge is missing")
+      }
+      if (challenge !== undefined) {
+        if (method === undefined) return fail("invalid_request", "code_challenge_method is required and must be S256")
+        if (method !== "S256") return fail("invalid_request", "code_challenge_method must be S256 (plain is not supported)")
+        if (!challengePattern.test(challenge)) {
+          return fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code verifier (43 characters)")
+        }
       }
       const scopeText = one("scope")
       if (scopeText === undefined || scopeText.trim() === "") return fail("invalid_request", "scope is missing")
       const asked = scopeText.split(" ").filter((item) => item !== "")
-      const unknown = asked.find((item) => item !== openIdScope && !(Scopes as ReadonlyArray<string>).includes(item))
+      const unknown = asked.find((item) => item !== openIdScope && !(profile.scopes as ReadonlyArray<string>).includes(item))
       if (unknown !== undefined) return fail("invalid_scope", `unknown scope ${unknown.slice(0, 50)}`)
       const nonce = one("nonce")
       if (nonce !== undefined && (nonce.length === 0 || nonce.length > 255)) {
@@ -205,7 +288,7 @@ export const make = (settings: OAuthSettings) =>
       }
       const openid = asked.includes(openIdScope)
       // A client holds workspace scopes only when its policy allows them, and never scopes beyond those it registered with.
-      let scopes = Scopes.filter((scope) =>
+      let scopes = profile.scopes.filter((scope) =>
         asked.includes(scope) && (policy.workspaceScopes || !isWorkspaceScope(scope)) &&
         (client.scope === null || client.scope.includes(scope))
       )
@@ -218,13 +301,14 @@ export const make = (settings: OAuthSettings) =>
 
       if (Option.isNone(session)) return { _tag: "SignInRequired" } as AuthorizeOutcome
       const user = session.value.user
-      scopes = scopes.filter((scope) => grantsOf(user.role).includes(scope))
+      scopes = scopes.filter((scope) => roleGrants(user.role, scope))
       if (scopes.length === 0 && !openid) return fail("invalid_scope", `none of the requested scopes is granted to the role ${user.role}`)
 
       if (policy.consent && Option.isNone(decision)) {
         return { _tag: "ConsentRequired", client, scopes, openid, redirectUri } as AuthorizeOutcome
       }
       if (Option.isSome(decision) && decision.value === "deny") return fail("access_denied", "the user denied the request")
+      yield* directory.approved(client, user)
 
       const code = yield* random
       const at = yield* now
@@ -238,7 +322,7 @@ export const make = (settings: OAuthSettings) =>
           workspace_id: user.workspace_id,
           scopes,
           openid,
-          code_challenge: challenge,
+          code_challenge: challenge ?? null,
           nonce: nonce ?? null,
           created_at: at,
           expires_at: DateTime.addDuration(at, profile.codeLifetime),
@@ -257,7 +341,7 @@ export const make = (settings: OAuthSettings) =>
       }))
 
     /** A new credential of the grant: its token (shown once) and the stored record. */
-    const mintFor = (grant: Grant, kind: CredentialKind, scopes: ReadonlyArray<Scope>, lifetime: Duration.Duration) =>
+    const mintFor = (grant: Grant, kind: CredentialKind, scopes: ReadonlyArray<HeldScope>, lifetime: Duration.Duration) =>
       Effect.gen(function*() {
         const token = tokenPrefix[kind] + (yield* random)
         const at = yield* now
@@ -283,10 +367,10 @@ export const make = (settings: OAuthSettings) =>
      * An access token and a refresh token of the grant, and an ID token when it was granted `openid` (with the
      * authorization request's nonce only in the first: OpenID Connect Core 12.2 leaves it out on refresh).
      */
-    const issue = (grant: Grant, scopes: ReadonlyArray<Scope>, first: boolean) =>
+    const issue = (grant: Grant, scopes: ReadonlyArray<HeldScope>, first: boolean) =>
       Effect.gen(function*() {
-        const access = yield* mintFor(grant, "access_token", scopes, profile.accessLifetime)
-        const refresh = yield* mintFor(grant, "refresh_token", scopes, profile.refreshLifetime)
+        const access = yield* mintFor(grant, profile.tokenKinds.access, scopes, profile.accessLifetime)
+        const refresh = yield* mintFor(grant, profile.tokenKinds.refresh, scopes, profile.refreshLifetime)
         const response: TokenResponse = {
           access_token: access,
           token_type: "Bearer",
@@ -296,7 +380,10 @@ export const make = (settings: OAuthSettings) =>
         }
         if (!grant.openid) return response
         const issuedAt = Math.floor(DateTime.toEpochMillis(yield* now) / 1000)
+        // The profile scope adds the user's name and e-mail address (OpenID Connect Core 5.4).
+        const user = scopes.includes("profile") ? yield* users.get(grant.user_id) : Option.none<User>()
         const idToken = yield* keys.sign({
+          ...Option.match(user, { onNone: () => ({}), onSome: (found) => ({ name: found.name, email: found.email }) }),
           iss: settings.issuer,
           sub: grant.user_id,
           aud: grant.client_id,
@@ -317,16 +404,16 @@ export const make = (settings: OAuthSettings) =>
     /** grant_type=authorization_code. */
     const exchangeCode = fn("AuthorizationServer.exchangeCode")(function*(input: {
       readonly code: string
-      readonly code_verifier: string
-      readonly client_id: string
+      readonly code_verifier: string | undefined
+      readonly client: ClientAuthentication
       readonly redirect_uri: string
     }) {
-      const client = yield* clients.find(input.client_id)
-      const policy = Option.isSome(client) ? policyOf(client.value) : undefined
-      if (Option.isNone(client) || policy === undefined || !authenticated(policy)) {
-        return yield* Effect.fail(OAuthError.of("invalid_client", "the client_id is not known to this server"))
+      const client = yield* authenticateClient(input.client)
+      const policy = policyOf(client)!
+      if (input.code_verifier === undefined && policy.pkce === "required") {
+        return yield* Effect.fail(invalidRequest("code_verifier is missing"))
       }
-      if (!verifierPattern.test(input.code_verifier)) {
+      if (input.code_verifier !== undefined && !verifierPattern.test(input.code_verifier)) {
         return yield* Effect.fail(invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~"))
       }
       const hash = yield* crypto.sha256(input.code)
@@ -336,13 +423,20 @@ export const make = (settings: OAuthSettings) =>
         const code = found.value
         // A code presented twice: whoever holds it may have stolen it; what the first use issued is revoked.
         if (code.consumed_at !== null) return { _tag: "Replayed", grantId: code.grant_id } as Exchanged
-        if (code.client_id !== input.client_id) return yield* Effect.fail(invalidGrant("the authorization code was issued to another client"))
+        if (code.client_id !== client.client_id) return yield* Effect.fail(invalidGrant("the authorization code was issued to another client"))
         if (code.redirect_uri !== input.redirect_uri) {
           return yield* Effect.fail(invalidGrant("redirect_uri is not the one of the authorization request"))
         }
         const at = yield* now
         if (DateTime.lessThanOrEqualTo(code.expires_at, at)) return yield* Effect.fail(invalidGrant("the authorization code expired"))
-        if (!crypto.timingSafeEqual(yield* challengeOf(input.code_verifier), code.code_challenge)) {
+        // RFC 9700 2.1.1: a verifier without a challenge is refused too (no PKCE downgrade).
+        if (code.code_challenge === null) {
+          if (input.code_verifier !== undefined) {
+            return yield* Effect.fail(invalidGrant("code_verifier was sent, but the authorization request carried no code_challenge"))
+          }
+        } else if (input.code_verifier === undefined) {
+          return yield* Effect.fail(invalidRequest("code_verifier is missing: the authorization request carried a code_challenge"))
+        } else if (!crypto.timingSafeEqual(yield* challengeOf(input.code_verifier), code.code_challenge)) {
           return yield* Effect.fail(invalidGrant("code_verifier does not match the code_challenge"))
         }
         if (!(yield* store.consumeCode(hash, at))) return { _tag: "Replayed", grantId: code.grant_id } as Exchanged
@@ -372,15 +466,17 @@ export const make = (settings: OAuthSettings) =>
     /** grant_type=refresh_token: rotation, and replay of a rotated token revokes the chain (RFC 9700 4.14.2). */
     const refresh = fn("AuthorizationServer.refresh")(function*(input: {
       readonly refresh_token: string
-      readonly client_id?: string | undefined
+      /** How the client authenticated; a public client of the first-party server may leave itself unnamed. */
+      readonly client?: ClientAuthentication | undefined
       readonly scope?: string | undefined
     }) {
+      const client = input.client === undefined ? undefined : yield* authenticateClient(input.client)
       const unknown = invalidGrant("the refresh token is not valid")
       if (!refreshPattern.test(input.refresh_token)) return yield* Effect.fail(unknown)
       const hash = yield* crypto.sha256(input.refresh_token)
       const outcome: Refreshed = yield* transactor.withTransaction(Effect.gen(function*() {
         const found = yield* credentials.findByHashWithOwner(hash)
-        if (Option.isNone(found) || found.value.credential.kind !== "refresh_token" ||
+        if (Option.isNone(found) || found.value.credential.kind !== profile.tokenKinds.refresh ||
           !crypto.timingSafeEqual(found.value.credential.token_hash, hash)) {
           return yield* Effect.fail(unknown)
         }
@@ -394,7 +490,7 @@ export const make = (settings: OAuthSettings) =>
         if (credential.expires_at !== null && DateTime.lessThanOrEqualTo(credential.expires_at, at)) {
           return yield* Effect.fail(invalidGrant("the refresh token expired"))
         }
-        if (input.client_id !== undefined && input.client_id !== grant.value.client_id) {
+        if (client !== undefined && client.client_id !== grant.value.client_id) {
           return yield* Effect.fail(invalidGrant("the refresh token was issued to another client"))
         }
         if (Option.isNone(owner) || owner.value.workspace_id !== grant.value.workspace_id) {
@@ -438,26 +534,27 @@ export const make = (settings: OAuthSettings) =>
     const metadata = (urls: {
       readonly authorization_endpoint: string
       readonly token_endpoint: string
-      readonly revocation_endpoint: string
+      readonly revocation_endpoint?: string | undefined
       readonly jwks_uri: string
       readonly registration_endpoint?: string | undefined
     }) => ({
       issuer: settings.issuer,
       authorization_endpoint: urls.authorization_endpoint,
       token_endpoint: urls.token_endpoint,
-      revocation_endpoint: urls.revocation_endpoint,
+      ...(urls.revocation_endpoint === undefined
+        ? {}
+        : { revocation_endpoint: urls.revocation_endpoint, revocation_endpoint_auth_methods_supported: ["none"] }),
       jwks_uri: urls.jwks_uri,
       ...(urls.registration_endpoint === undefined ? {} : { registration_endpoint: urls.registration_endpoint }),
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: [
-        ...new Set(Object.values(profile.clients).map((policy) => policy.tokenEndpointAuth))
+        ...new Set(Object.values(profile.clients).flatMap((policy) => [policy.tokenEndpointAuth, ...policy.alsoAccepted]))
       ],
-      revocation_endpoint_auth_methods_supported: ["none"],
       id_token_signing_alg_values_supported: ["RS256"],
       subject_types_supported: ["public"],
-      scopes_supported: [...Scopes],
+      scopes_supported: [...profile.scopesSupported],
       response_modes_supported: ["query"],
       authorization_response_iss_parameter_supported: true,
       claims_supported: ["iss", "sub", "aud", "exp", "iat", "nonce"]
@@ -466,6 +563,14 @@ export const make = (settings: OAuthSettings) =>
     return { authorize, exchangeCode, refresh, revoke, metadata, issuer: settings.issuer } as const
   })
 
+/** The first-party server's clients: public clients, found among the OAuth clients; approving one changes nothing else. */
+export const firstPartyDirectory = (clients: Clients["Type"]): ClientDirectory => ({
+  find: clients.find,
+  verifySecret: () => Effect.succeed(false),
+  refusal: () => Effect.succeed(undefined),
+  approved: () => Effect.void
+})
+
 export class AuthorizationServer extends Context.Tag("@convene/core/AuthorizationServer")<
   AuthorizationServer,
   Effect.Effect.Success<ReturnType<typeof make>>
@@ -473,6 +578,9 @@ export class AuthorizationServer extends Context.Tag("@convene/core/Authorizatio
   /** The first-party server: `firstPartyProfile` and its issuer. */
   static readonly layer = (
     issuer: string
-  ): Layer.Layer<AuthorizationServer, never, OAuthStore | CredentialStore | Clients | SigningKeys | Crypto | Transactor> =>
-    Layer.effect(AuthorizationServer, make({ issuer, profile: firstPartyProfile }))
+  ): Layer.Layer<AuthorizationServer, never, OAuthStore | CredentialStore | UserStore | Clients | SigningKeys | Crypto | Transactor> =>
+    Layer.effect(
+      AuthorizationServer,
+      Effect.flatMap(Clients, (clients) => make({ issuer, profile: firstPartyProfile, directory: firstPartyDirectory(clients) }))
+    )
 }

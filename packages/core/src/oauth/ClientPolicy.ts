@@ -8,11 +8,17 @@ import type { RedirectKind } from "./RedirectUris.js"
 
 /**
  * How a client proves who it is at the token endpoint (RFC 6749 2.3), as the discovery document and RFC 7591
- * name the method: `none` for a public client, whose proof is PKCE. A confidential client's secret
- * (`client_secret_basic`, for the partner API) is to be another member of this union, checked where
- * AuthorizationServer authenticates the client.
+ * name the method: `none` for a public client, whose proof is PKCE; `client_secret_basic` (HTTP Basic with the
+ * client id and secret, RFC 6749 2.3.1) and `client_secret_post` (the two in the form) for a confidential client.
  */
-export type TokenEndpointAuth = "none"
+export type TokenEndpointAuth = "none" | "client_secret_basic" | "client_secret_post"
+
+/** How the client presented itself at the token endpoint: the method it used, its client id and its secret, if any. */
+export interface ClientAuthentication {
+  readonly method: TokenEndpointAuth
+  readonly clientId: string
+  readonly secret?: string | undefined
+}
 
 export interface ClientPolicy {
   /** The user approves the client on the consent page, every time; without it, signing in approves. */
@@ -23,7 +29,16 @@ export interface ClientPolicy {
   readonly anyLoopbackWithoutRegistration: boolean
   /** May hold the workspace:* scopes the user's role grants. */
   readonly workspaceScopes: boolean
+  /** How the client authenticates at the token endpoint (the first: the one its registration shows). */
   readonly tokenEndpointAuth: TokenEndpointAuth
+  /** Other methods it may use there. */
+  readonly alsoAccepted: ReadonlyArray<TokenEndpointAuth>
+  /** PKCE on every authorization request (`required`), or checked only when the request carries a challenge. */
+  readonly pkce: "required" | "optional"
+  /** An authorization request without `state` is refused (invalid_request). */
+  readonly stateRequired: boolean
+  /** The redirect URI must equal a registered one character for character, the port of a loopback URI too. */
+  readonly exactRedirect: boolean
   /** What the error page says when the client asks for a redirect URI it may not use. */
   readonly redirectRefusal: string
 }
@@ -39,13 +54,17 @@ export type ClientPolicies = { readonly [Kind in ClientKind]?: ClientPolicy }
  *   every time; never a workspace scope.
  * Both are public clients.
  */
-export const firstPartyClients: { readonly [Kind in ClientKind]: ClientPolicy } = {
+export const firstPartyClients: { readonly first_party: ClientPolicy; readonly registered: ClientPolicy } = {
   first_party: {
     consent: false,
     redirectKinds: ["loopback"],
     anyLoopbackWithoutRegistration: true,
     workspaceScopes: true,
     tokenEndpointAuth: "none",
+    alsoAccepted: [],
+    pkce: "required",
+    stateRequired: false,
+    exactRedirect: false,
     redirectRefusal:
       "redirect_uri must be a loopback URI (http://127.0.0.1:<port>/... or http://localhost:<port>/...) this application may use"
   },
@@ -55,6 +74,30 @@ export const firstPartyClients: { readonly [Kind in ClientKind]: ClientPolicy } 
     anyLoopbackWithoutRegistration: false,
     workspaceScopes: false,
     tokenEndpointAuth: "none",
+    alsoAccepted: [],
+    pkce: "required",
+    stateRequired: false,
+    exactRedirect: false,
     redirectRefusal: "redirect_uri is not one this application registered"
+  }
+}
+
+/**
+ * The partner server's clients (partner-api.md "Authentication", decisions.md): partner apps, confidential clients
+ * that authenticate with HTTP Basic (or client_secret_post), use a redirect URI equal to one the operator registered
+ * for them, always send `state`, may use PKCE (checked when they do), and get the consent page every time.
+ */
+export const partnerClients: ClientPolicies = {
+  partner: {
+    consent: true,
+    redirectKinds: ["loopback", "https"],
+    anyLoopbackWithoutRegistration: false,
+    workspaceScopes: false,
+    tokenEndpointAuth: "client_secret_basic",
+    alsoAccepted: ["client_secret_post"],
+    pkce: "optional",
+    stateRequired: true,
+    exactRedirect: true,
+    redirectRefusal: "redirect_uri is not one registered for this partner app (it must be equal, character for character)"
   }
 }

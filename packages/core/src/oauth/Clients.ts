@@ -13,7 +13,7 @@ import { parseUrl } from "../shared/Url.js"
 import { isWorkspaceScope, type Scope, Scopes } from "../identity/Identity.js"
 import { CredentialStore } from "../identity/IdentityStore.js"
 import { type ClientPolicy, firstPartyClients } from "./ClientPolicy.js"
-import { type ClientKind, OAuthClient } from "./OAuth.js"
+import { OAuthClient } from "./OAuth.js"
 import { OAuthError } from "./OAuthError.js"
 import { OAuthStore } from "./OAuthStore.js"
 import * as RedirectUris from "./RedirectUris.js"
@@ -166,7 +166,7 @@ const registeredView = (client: OAuthClient, policy: ClientPolicy, registrationT
 })
 
 /** The client registry, with the policy of each kind of client it makes. */
-const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effect.gen(function*() {
+const make = (policies: typeof firstPartyClients) => Effect.gen(function*() {
   const store = yield* OAuthStore
   const credentials = yield* CredentialStore
   const crypto = yield* Crypto
@@ -281,7 +281,7 @@ const make = (policies: { readonly [Kind in ClientKind]: ClientPolicy }) => Effe
 export class Clients extends Context.Tag("@convene/core/Clients")<Clients, Effect.Effect.Success<ReturnType<typeof make>>>() {
   /** The registry with the given policy for each kind of client. */
   static readonly layerFor = (
-    policies: { readonly [Kind in ClientKind]: ClientPolicy }
+    policies: typeof firstPartyClients
   ): Layer.Layer<Clients, never, OAuthStore | CredentialStore | Crypto | Transactor> => Layer.effect(Clients, make(policies))
 
   /** The first-party server's clients (`firstPartyClients`). */

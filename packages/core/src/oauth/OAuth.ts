@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { CredentialId, UserId, Uuid, WorkspaceId } from "../shared/Ids.js"
 import { Timestamp } from "../shared/Time.js"
-import { Scope } from "../identity/Identity.js"
+import { HeldScope } from "../identity/Identity.js"
 
 export const GrantId = Uuid.pipe(Schema.brand("GrantId"))
 export type GrantId = typeof GrantId.Type
@@ -22,9 +22,11 @@ export type SessionId = typeof SessionId.Type
  *   adds): loopback redirect URIs only, approved without a consent page, may hold workspace scopes the user's
  *   role grants;
  * - `registered`: clients that registered themselves (RFC 7591): https, loopback or custom-scheme redirect URIs
- *   given at registration, a consent page every time, never a workspace scope.
+ *   given at registration, a consent page every time, never a workspace scope;
+ * - `partner`: partner apps (core/partner), confidential clients of the partner server at /oauth2 (`partnerClients`),
+ *   which are never stored as OAuth clients: the partner server finds them among the partner apps.
  */
-export const ClientKind = Schema.Literal("first_party", "registered")
+export const ClientKind = Schema.Literal("first_party", "registered", "partner")
 export type ClientKind = typeof ClientKind.Type
 
 export class OAuthClient extends Schema.Class<OAuthClient>("OAuthClient")({
@@ -34,7 +36,7 @@ export class OAuthClient extends Schema.Class<OAuthClient>("OAuthClient")({
   /** Exact redirect URIs (loopback ones match on any port, RFC 8252 7.3); empty for a first-party client: any loopback URI. */
   redirect_uris: Schema.Array(Schema.String),
   /** The scopes a registered client asked for at registration (none: any it may hold). */
-  scope: Schema.NullOr(Schema.Array(Scope)),
+  scope: Schema.NullOr(Schema.Array(HeldScope)),
   client_uri: Schema.NullOr(Schema.String),
   logo_uri: Schema.NullOr(Schema.String),
   /** SHA-256 of the RFC 7592 registration access token (registered clients only). */
@@ -63,9 +65,10 @@ export class AuthorizationCode extends Schema.Class<AuthorizationCode>("Authoriz
   redirect_uri: Schema.String,
   user_id: UserId,
   workspace_id: WorkspaceId,
-  scopes: Schema.Array(Scope),
+  scopes: Schema.Array(HeldScope),
   openid: Schema.Boolean,
-  code_challenge: Schema.String,
+  /** The PKCE challenge; null when the client sent none (a partner app, for which PKCE is optional). */
+  code_challenge: Schema.NullOr(Schema.String),
   nonce: Schema.NullOr(Schema.String),
   created_at: Timestamp,
   expires_at: Timestamp,
@@ -81,7 +84,7 @@ export class Grant extends Schema.Class<Grant>("Grant")({
   workspace_id: WorkspaceId,
   user_id: UserId,
   client_id: Schema.String,
-  scopes: Schema.Array(Scope),
+  scopes: Schema.Array(HeldScope),
   openid: Schema.Boolean,
   nonce: Schema.NullOr(Schema.String),
   created_at: Timestamp,

@@ -5,6 +5,7 @@
  * the key set until the last token it signed has expired.
  */
 import { Context, DateTime, Duration, Effect, Layer } from "effect"
+import { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { now } from "../shared/Time.js"
 import { SigningKey } from "./OAuth.js"
@@ -20,6 +21,7 @@ const make = Effect.gen(function*() {
   const signer = yield* JwtSigner
   const box = yield* SecretBox
   const transactor = yield* Transactor
+  const crypto = yield* Crypto
   /** Private keys opened once per process, by kid. */
   const opened = new Map<string, Jwk>()
 
@@ -93,11 +95,26 @@ const make = Effect.gen(function*() {
     return key.kid
   })
 
-  return { ensure, sign, jwks, rotate } as const
+  /**
+   * A secret for `purpose` (an HMAC key, e.g. of pre-signed download URLs), derived from a signing key's private
+   * key: HMAC-SHA256(d, "convene/" + purpose). Every process sharing the store derives the same one, and it changes
+   * when the key is rotated. `kid` picks a key the JWKS still publishes (for checking); without it, the active key.
+   */
+  const derivedKey = fn("SigningKeys.derivedKey")(function*(purpose: string, kid?: string) {
+    const key = kid === undefined ? yield* active : (yield* store.signingKeys).find((candidate) => candidate.kid === kid)
+    if (key === undefined) return undefined
+    if (key.retired_at !== null && DateTime.lessThanOrEqualTo(DateTime.addDuration(key.retired_at, signedTokenLifetime), yield* now)) {
+      return undefined
+    }
+    const jwk = yield* privateJwkOf(key).pipe(Effect.orDie)
+    return { kid: key.kid, secret: yield* crypto.hmacSha256(String(jwk["d"]), `convene/${purpose}`) }
+  })
+
+  return { ensure, sign, jwks, rotate, derivedKey } as const
 })
 
 export class SigningKeys extends Context.Tag("@convene/core/SigningKeys")<SigningKeys, Effect.Effect.Success<typeof make>>() {
-  static readonly layer: Layer.Layer<SigningKeys, never, OAuthStore | JwtSigner | SecretBox | Transactor> = Layer.effect(
+  static readonly layer: Layer.Layer<SigningKeys, never, OAuthStore | JwtSigner | SecretBox | Transactor | Crypto> = Layer.effect(
     SigningKeys,
     make
   )

@@ -12,8 +12,14 @@ import type { ConnectedWorkspace, PartnerApp, PartnerAppId } from "./PartnerApp.
  */
 export class PartnerStore extends Context.Tag("@convene/core/PartnerStore")<PartnerStore, {
   readonly insert: (app: PartnerApp) => Effect.Effect<void, DuplicateKey>
-  /** Replaces the stored app with the same id (nothing when there is none); slug and client id never change. */
+  /**
+   * Replaces the stored app with the same id (nothing when there is none); slug and client id never change, and the
+   * stored webhook secret is kept whatever `app` carries (only `setWebhookSecret` writes it, so that a change computed
+   * from an earlier read never brings back a replaced secret).
+   */
   readonly update: (app: PartnerApp) => Effect.Effect<void>
+  /** Stores the app's sealed webhook secret and `updated_at`, nothing else; answers whether the app exists. */
+  readonly setWebhookSecret: (id: PartnerAppId, sealed: string, at: DateTime.Utc) => Effect.Effect<boolean>
   readonly get: (id: PartnerAppId) => Effect.Effect<Option.Option<PartnerApp>>
   readonly getByClientId: (clientId: string) => Effect.Effect<Option.Option<PartnerApp>>
   readonly getBySlug: (slug: string) => Effect.Effect<Option.Option<PartnerApp>>
@@ -30,6 +36,10 @@ export class PartnerStore extends Context.Tag("@convene/core/PartnerStore")<Part
   }) => Effect.Effect<DateTime.Utc>
   /** A page of the workspaces connected to the app, newest connection first (connected_at desc, id desc). */
   readonly listWorkspaces: (appId: PartnerAppId, page: Page) => Effect.Effect<Slice<ConnectedWorkspace>>
+  /** Whether the workspace is connected to the app. */
+  readonly isConnected: (appId: PartnerAppId, workspaceId: WorkspaceId) => Effect.Effect<boolean>
+  /** Every app the workspace is connected to, whatever its status, oldest connection first (connected_at, id). */
+  readonly connectedApps: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<PartnerApp>>
   /** Deletes every connection of the workspace (to any app). */
   readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
 }>() {}

@@ -8,7 +8,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Attachments } from "@convene/core"
-import { Effect } from "effect"
+import { Effect, type Stream } from "effect"
 import { Api } from "@convene/api/Api"
 import { AttachmentsApi, RangeNotSatisfiable } from "@convene/api/Attachments"
 import { encoded } from "./Encoded.js"
@@ -66,8 +66,54 @@ export const contentDisposition = (fileName: string): string => {
   return `attachment; filename="${fallback === "" ? "attachment" : fallback}"; filename*=UTF-8''${encoded}`
 }
 
+/**
+ * The answer to a download of `file`: the whole file (200) or the one byte range asked for (206), as `rangeOf`
+ * and `If-Range` decide, with the headers every download carries; `unsatisfiable` answers a range past the end
+ * (the API's own 416).
+ */
+export const downloadAnswer = <E>(
+  file: {
+    readonly attachment: { readonly sha256: string; readonly size: number; readonly file_name: string; readonly content_type: string }
+    readonly content: (range?: { readonly offset: number; readonly end: number }) => Stream.Stream<Uint8Array>
+  },
+  unsatisfiable: (size: number) => Effect.Effect<HttpServerResponse.HttpServerResponse, E>
+) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { attachment, content } = file
+    const etag = `"${attachment.sha256}"`
+    const ifRange = request.headers["if-range"]
+    const answer = ifRange === undefined || ifRange.trim() === etag
+      ? rangeOf(request.headers["range"], attachment.size)
+      : whole
+    if (answer._tag === "Unsatisfiable") return yield* unsatisfiable(attachment.size)
+    const headers = {
+      "content-disposition": contentDisposition(attachment.file_name),
+      "x-content-type-options": "nosniff",
+      // A file opened in the browser anyway runs nothing and loads nothing.
+      "content-security-policy": "default-src 'none'; sandbox",
+      "cache-control": "private, no-cache",
+      "accept-ranges": "bytes",
+      etag,
+      "repr-digest": `sha-256=:${Buffer.from(attachment.sha256, "hex").toString("base64")}:`
+    }
+    return answer._tag === "Whole"
+      ? HttpServerResponse.stream(content(), {
+        status: 200,
+        contentType: attachment.content_type,
+        contentLength: attachment.size,
+        headers
+      })
+      : HttpServerResponse.stream(content({ offset: answer.offset, end: answer.end }), {
+        status: 206,
+        contentType: attachment.content_type,
+        contentLength: answer.end - answer.offset,
+        headers: { ...headers, "content-range": `bytes ${answer.offset}-${answer.end - 1}/${attachment.size}` }
+      })
+  })
+
 /** The upload of the request being served, as core takes it (opened only when core asks, after the access checks). */
-const openUpload = Effect.map(streamUpload, (upload) => ({
+export const openUpload = Effect.map(streamUpload, (upload) => ({
   fileName: upload.fileName,
   contentType: upload.contentType,
   content: upload.content
@@ -87,44 +133,10 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
       .handle("get", asCaller((principal, { path }) => Effect.map(attachments.get(principal, path.id, path.attachment_id), answers.get)))
       .handle("delete", asCaller((principal, { path }) => attachments.delete(principal, path.id, path.attachment_id)))
       .handle("download", asCaller((principal, { path }) =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const { attachment, content } = yield* attachments.download(principal, path.id, path.attachment_id)
-          const etag = `"${attachment.sha256}"`
-          const ifRange = request.headers["if-range"]
-          const answer = ifRange === undefined || ifRange.trim() === etag
-            ? rangeOf(request.headers["range"], attachment.size)
-            : whole
-          if (answer._tag === "Unsatisfiable") {
-            return yield* Effect.fail(
-              new RangeNotSatisfiable({
-                size: attachment.size,
-                message: `the range asks for bytes past the end of the file (${attachment.size} bytes)`
-              })
-            )
-          }
-          const headers = {
-            "content-disposition": contentDisposition(attachment.file_name),
-            "x-content-type-options": "nosniff",
-            // A file opened in the browser anyway runs nothing and loads nothing.
-            "content-security-policy": "default-src 'none'; sandbox",
-            "cache-control": "private, no-cache",
-            "accept-ranges": "bytes",
-            etag,
-            "repr-digest": `sha-256=:${Buffer.from(attachment.sha256, "hex").toString("base64")}:`
-          }
-          return answer._tag === "Whole"
-            ? HttpServerResponse.stream(content(), {
-              status: 200,
-              contentType: attachment.content_type,
-              contentLength: attachment.size,
-              headers
-            })
-            : HttpServerResponse.stream(content({ offset: answer.offset, end: answer.end }), {
-              status: 206,
-              contentType: attachment.content_type,
-              contentLength: answer.end - answer.offset,
-              headers: { ...headers, "content-range": `bytes ${answer.offset}-${answer.end - 1}/${attachment.size}` }
-            })
-        })))
+        Effect.flatMap(attachments.download(principal, path.id, path.attachment_id), (file) =>
+          downloadAnswer(file, (size) =>
+            Effect.fail(
+              new RangeNotSatisfiable({ size, message: `the range asks for bytes past the end of the file (${size} bytes)` })
+            ))
+        )))
   }))

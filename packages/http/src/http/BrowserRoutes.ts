@@ -6,6 +6,8 @@
  *   is signed in (401 for a request that is not a browser's, or when browser sign-in is off), the consent page
  *   for a registered client, an error page when the client or redirect URI cannot be trusted; POST
  *   /v1/oauth/authorize: the consent page's decision;
+ * - GET and POST /oauth2/authorize: the same for the partner OAuth server (partner apps; the consent page every
+ *   time, naming the app and the workspace that approving connects to it);
  * - GET /account: the signed-in user's tokens; POST /account/tokens issues a short-lived token or a personal
  *   access token (shown once), POST /account/tokens/{id}/delete deletes one;
  * - GET /assets/convene.css, the pages' one stylesheet.
@@ -19,6 +21,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   AuthorizationServer,
   type AuthorizeOutcome,
+  type HeldScope,
+  PartnerAuthorizationServer,
   Crypto,
   CredentialId,
   grantsOf,
@@ -46,6 +50,7 @@ export const paths = {
   signIn: "/signin",
   signOut: "/signout",
   authorize: "/v1/oauth/authorize",
+  partnerAuthorize: "/oauth2/authorize",
   account: "/account",
   issueToken: "/account/tokens",
   deleteToken: "/account/tokens/:id/delete",
@@ -55,6 +60,8 @@ export const paths = {
 export const served = (config: { readonly signIn: boolean }): ReadonlyArray<ExtraRoute> => [
   { method: "GET", path: paths.authorize },
   { method: "POST", path: paths.authorize },
+  { method: "GET", path: paths.partnerAuthorize },
+  { method: "POST", path: paths.partnerAuthorize },
   { method: "GET", path: paths.stylesheet },
   ...(config.signIn
     ? [
@@ -80,14 +87,15 @@ const queryOf = (url: string) => {
   return index === -1 ? "" : url.slice(index + 1)
 }
 
-const describeScopes = (scopes: ReadonlyArray<string>, openid: boolean) => [
+const describeScopes = (scopes: ReadonlyArray<HeldScope>, openid: boolean) => [
   ...(openid ? [{ scope: openIdScope, description: "Know who you are (your user id)" }] : []),
-  ...Scopes.filter((scope) => scopes.includes(scope)).map((scope) => ({ scope, description: scopeDescriptions[scope] }))
+  ...scopes.map((scope) => ({ scope, description: scopeDescriptions[scope] }))
 ]
 
 export const layer = (config: HostConfig) =>
   HttpApiBuilder.Router.use(Effect.fnUntraced(function*(router) {
-    const server = yield* AuthorizationServer
+    const firstParty = yield* AuthorizationServer
+    const partnerServer = yield* PartnerAuthorizationServer
     const sessions = yield* Sessions
     const tokens = yield* Tokens
     const workspaces = yield* Workspaces
@@ -157,6 +165,8 @@ export const layer = (config: HostConfig) =>
 
     // --------------------------------------------------------------------------------------------- authorize
 
+    /** The authorization endpoint of one server: the first-party one, or the partner one (`partner`). */
+    const authorizeRoutes = (server: AuthorizationServer["Type"], path: string, partner: boolean) => {
     const answer = (
       request: HttpServerRequest.HttpServerRequest,
       outcome: AuthorizeOutcome,
@@ -170,7 +180,7 @@ export const layer = (config: HostConfig) =>
           case "Redirect":
             return redirect(outcome.location, request.method === "GET" ? 302 : 303)
           case "SignInRequired": {
-            if (settings.signIn && isBrowser(request)) return redirect(signInLocation(`${paths.authorize}?${query}`), 302)
+            if (settings.signIn && isBrowser(request)) return redirect(signInLocation(`${path}?${query}`), 302)
             return HttpServerResponse.unsafeJson(
               {
                 error: "login_required",
@@ -183,7 +193,11 @@ export const layer = (config: HostConfig) =>
           }
           case "ConsentRequired": {
             const csrf = yield* Browser.csrfOf(request, settings)
+            const workspace = partner && Option.isSome(session)
+              ? Option.some(yield* workspaces.get(session.value.user.workspace_id).pipe(Effect.orDie))
+              : Option.none()
             const rendered = Pages.consent({
+              partner: Option.match(workspace, { onNone: () => undefined, onSome: (found) => ({ workspaceName: found.name }) }),
               clientName: outcome.client.name,
               clientUri: outcome.client.client_uri,
               redirectOrigin: RedirectUris.formActionSource(outcome.redirectUri).replace(/:\*$/, ""),
@@ -212,7 +226,7 @@ export const layer = (config: HostConfig) =>
       if (Either.isLeft(form)) return form.left
       const query = Browser.field(form.right, "request") ?? ""
       const session = yield* sessionOf(request)
-      if (Option.isNone(session)) return redirect(signInLocation(`${paths.authorize}?${query}`))
+      if (Option.isNone(session)) return redirect(signInLocation(`${path}?${query}`))
       const decision = Browser.field(form.right, "decision")
       if (decision !== "approve" && decision !== "deny") {
         return Browser.page(Pages.error({ status: 400, title: "No decision", message: "Choose Approve or Deny." }))
@@ -220,6 +234,10 @@ export const layer = (config: HostConfig) =>
       const outcome = yield* server.authorize([...new URLSearchParams(query).entries()], session, Option.some(decision))
       return yield* answer(request, outcome, query, session)
     })
+    return { getAuthorize, postAuthorize } as const
+    }
+    const firstPartyAuthorize = authorizeRoutes(firstParty, paths.authorize, false)
+    const partnerAuthorize = authorizeRoutes(partnerServer, paths.partnerAuthorize, true)
 
     // ----------------------------------------------------------------------------------------------- account
 
@@ -337,8 +355,10 @@ export const layer = (config: HostConfig) =>
         : HttpServerResponse.text(Stylesheet.css, { contentType: Stylesheet.contentType, headers })
     })
 
-    yield* router.get(paths.authorize, routed(getAuthorize))
-    yield* router.post(paths.authorize, routed(postAuthorize))
+    yield* router.get(paths.authorize, routed(firstPartyAuthorize.getAuthorize))
+    yield* router.post(paths.authorize, routed(firstPartyAuthorize.postAuthorize))
+    yield* router.get(paths.partnerAuthorize, routed(partnerAuthorize.getAuthorize))
+    yield* router.post(paths.partnerAuthorize, routed(partnerAuthorize.postAuthorize))
     yield* router.get(paths.stylesheet, routed(stylesheet))
     if (settings.signIn) {
       yield* router.get(paths.signIn, routed(getSignIn))

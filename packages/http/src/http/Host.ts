@@ -1,8 +1,9 @@
 /**
  * What every request goes through, in two rings around the router:
  * - `hostMiddleware`, outside the API: the request id (X-Request-Id, and `request_id` in error bodies); the
- *   path in its one exact form (404 otherwise); 404 or 405 with Allow for paths and methods the contract does
- *   not have; and for JSON endpoints the body, read once within its limit (415, 413, 400 bad_request).
+ *   partner API's budgets per client address, by path prefix (429, PartnerLimits.ts); the path in its one exact
+ *   form (404 otherwise); 404 or 405 with Allow for paths and methods the contract does not have; and for JSON
+ *   endpoints the body, read once within its limit (415, 413, 400 bad_request).
  * - `ApiMiddlewareLive`, inside the API (so its answers are encoded like any domain error): decode failures
  *   become the core's ValidationError in the API's words (under /v1/partner the partner envelope's 400
  *   `invalid_request`, with the same words), and a defect is logged and answered 500 without internals.
@@ -15,6 +16,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@convene/core"
 import * as Idempotency from "./Idempotency.js"
+import { PartnerLimiter } from "./PartnerLimits.js"
 import { Cause, Chunk, Effect, Either, FiberRef, Option } from "effect"
 import { Api } from "@convene/api/Api"
 import { envelope } from "@convene/api/Errors"
@@ -94,7 +96,7 @@ const tooLarge = (url: string, requestId: string) =>
  * the router. (This ring also wraps the writing of the response, so it must not replace the request.)
  */
 export const hostMiddleware = (routes: Routes) =>
-<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, Exclude<Exclude<R, CurrentRoute>, JsonBody> | Crypto> =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, Exclude<Exclude<R, CurrentRoute>, JsonBody> | Crypto | PartnerLimiter> =>
   Effect.gen(function*() {
     const requestId = yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID)
     yield* FiberRef.set(CurrentRequestId, requestId)
@@ -109,6 +111,9 @@ export const hostMiddleware = (routes: Routes) =>
       log.requestId = requestId
       log.route = route?.path
     }
+    // The partner API's budgets per client address, by path prefix, before routing (PartnerLimits.ts).
+    const refused = yield* Effect.flatMap(PartnerLimiter, (limiter) => limiter.refuse(request, path, requestId))
+    if (Option.isSome(refused)) return refused.value
     if (route === undefined) {
       const allowed = isCanonical(path) ? routes.allowed(path) : []
       return allowed.length === 0
@@ -170,7 +175,10 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       if (Option.isSome(decode)) {
         const invalid = validationErrorOf(decode.value)
         // The partner API's 400 (the contract's PartnerInvalidRequest) is its own envelope, whatever the endpoint.
-        if (isPartnerPath(pathOf(request.url))) return failure(request.url, 400, "invalid_request", invalid.message, requestId)
+        // An agenda item type outside the four is the partner document's own code.
+        if (isPartnerPath(pathOf(request.url))) {
+          return failure(request.url, 400, invalid.field === "item_type" ? "invalid_item_type" : "invalid_request", invalid.message, requestId)
+        }
         return yield* Effect.fail(invalid)
       }
       if (Chunk.some(failures, isRouteNotFound)) {

@@ -10,6 +10,11 @@
  *   inside the service's transaction, so a stored 2xx commits with the resource, and any other answer
  *   releases the key.
  * Requests without the header, and endpoints that do not honour it, pass straight through.
+ *
+ * The partner user context (/v1/partner/user) uses the same service: the caller is authenticated with the partner
+ * token, keys belong to the app and the user (so they survive the rotation of access tokens: a retry with a
+ * refreshed token still finds its key), the refusals are in the partner envelope, and the partner's per-IP budget
+ * (counted before routing) is the only limit.
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -20,12 +25,16 @@ import {
   IdempotencyConflict,
   IdempotencyKeyInvalid,
   IdempotencyKeyReuse,
+  PartnerOAuth,
   RateLimits,
+  type Principal,
   StoredResponse,
   trusted
 } from "@convene/core"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse, RateLimitExceeded } from "@convene/api/Errors"
+import { isPartnerPath } from "@convene/api/Partner"
+import { PartnerInFlight, PartnerInvalidIdempotencyKey, PartnerKeyReuse } from "@convene/api/PartnerUser"
 import { recordIdempotency } from "./Metrics.js"
 import { CurrentRoute, JsonBody } from "./RequestContext.js"
 import { authenticateRequest, PreAuthenticated, throttle } from "./Security.js"
@@ -54,18 +63,18 @@ const isKeyFailure = (error: unknown): error is KeyFailure =>
 const respond = <A, I>(schema: Schema.Schema<A, I>, status: number, error: A) =>
   Effect.map(Schema.encode(schema)(error).pipe(Effect.orDie), (body) => HttpServerResponse.unsafeJson(body, { status }))
 
-/** A failure of the key itself, in the envelope its wire schema (api/Errors.ts) gives it. */
-const refusal = (error: KeyFailure) => {
+/** A failure of the key itself, in the envelope its wire schema (api/Errors.ts, or the partner's) gives it. */
+const refusal = (partner: boolean) => (error: KeyFailure) => {
   switch (error._tag) {
     case "IdempotencyKeyInvalid":
       recordIdempotency("key_invalid")
-      return respond(InvalidIdempotencyKey, 400, error)
+      return partner ? respond(PartnerInvalidIdempotencyKey, 400, error) : respond(InvalidIdempotencyKey, 400, error)
     case "IdempotencyConflict":
       recordIdempotency("in_flight")
-      return respond(InFlight, 409, error)
+      return partner ? respond(PartnerInFlight, 409, error) : respond(InFlight, 409, error)
     case "IdempotencyKeyReuse":
       recordIdempotency("key_reused")
-      return respond(KeyReuse, 422, error)
+      return partner ? respond(PartnerKeyReuse, 422, error) : respond(KeyReuse, 422, error)
   }
 }
 
@@ -73,6 +82,7 @@ const refusal = (error: KeyFailure) => {
 export const middleware = Effect.gen(function*() {
   const idempotency = yield* Idempotency
   const authentication = yield* Authentication
+  const partner = yield* PartnerOAuth
   const limits = yield* Effect.serviceOption(RateLimits)
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
     Effect.gen(function*() {
@@ -80,22 +90,33 @@ export const middleware = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = request.headers["idempotency-key"]
       if (Option.isNone(route) || !route.value.idempotent || key === undefined) return yield* app
-      const principal = yield* Effect.option(authenticateRequest(authentication, request))
-      if (Option.isNone(principal)) return yield* app
-      // The endpoint's own authentication takes the pre-authenticated principal and counts nothing more.
-      const throttled = yield* Effect.either(throttle(limits, { _tag: "Credential", principal: principal.value }))
-      if (Either.isLeft(throttled)) return yield* respond(RateLimitExceeded, 429, throttled.left)
+      const partnerPath = isPartnerPath(split(request.url).path)
+      let scope: string
+      let principal: Option.Option<Principal> = Option.none()
+      if (partnerPath) {
+        const header = request.headers["authorization"]
+        const caller = yield* Effect.option(partner.authenticate(header === undefined ? undefined : Redacted.make(header)))
+        if (Option.isNone(caller)) return yield* app
+        scope = `partner:${caller.value.app.id}:${caller.value.principal.user_id}`
+      } else {
+        principal = yield* Effect.option(authenticateRequest(authentication, request))
+        if (Option.isNone(principal)) return yield* app
+        // The endpoint's own authentication takes the pre-authenticated principal and counts nothing more.
+        const throttled = yield* Effect.either(throttle(limits, { _tag: "Credential", principal: principal.value }))
+        if (Either.isLeft(throttled)) return yield* respond(RateLimitExceeded, 429, throttled.left)
+        scope = principal.value.credential_id
+      }
       const body = yield* Effect.serviceOption(JsonBody)
       const outcome = yield* idempotency.run(
         {
-          scope: principal.value.credential_id,
+          scope,
           key,
           method: request.method,
           ...split(request.url),
           body: Option.getOrUndefined(Option.flatMap(Option.flatten(body), Either.getRight))?.value
         },
         app.pipe(Effect.map(stored), Effect.locally(PreAuthenticated, principal))
-      ).pipe(Effect.catchIf(isKeyFailure, refusal))
+      ).pipe(Effect.catchIf(isKeyFailure, refusal(partnerPath)))
       if (HttpServerResponse.isServerResponse(outcome)) return outcome
       recordIdempotency(
         outcome.replayed ? "replayed" : outcome.response.status >= 200 && outcome.response.status < 300 ? "stored" : "not_stored"

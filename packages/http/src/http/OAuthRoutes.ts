@@ -8,14 +8,25 @@
  *   appended, RFC 8414 3.1) and /.well-known/openid-configuration; the key set at /v1/oauth/.well-known/jwks.json;
  * - dynamic client registration (RFC 7591) at POST /v1/oauth/register and its management (RFC 7592) at
  *   GET/PUT/DELETE /v1/oauth/register/{client_id} with the registration access token.
+ * - the partner OAuth server's token endpoint, POST /oauth2/token, where partner apps authenticate with HTTP Basic
+ *   (client_secret_basic) or client_id and client_secret in the form (client_secret_post), and its metadata at
+ *   /oauth2/.well-known/openid-configuration and /.well-known/oauth-authorization-server/oauth2 (RFC 8414 3.1).
  * Every answer that carries a token or a secret is `Cache-Control: no-store`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { AuthorizationServer, Clients, OAuthError, Sessions, SigningKeys } from "@convene/core"
-import { Effect, Option } from "effect"
+import {
+  type ClientAuthentication,
+  AuthorizationServer,
+  Clients,
+  OAuthError,
+  PartnerAuthorizationServer,
+  Sessions,
+  SigningKeys
+} from "@convene/core"
+import { Effect, Encoding, Either, Option } from "effect"
 import type { HostConfig } from "../Config.js"
 import { identityOf } from "../Config.js"
 import { readForm, readJson } from "./Body.js"
@@ -31,7 +42,10 @@ export const paths = {
   registration: "/v1/oauth/register/:client_id",
   gatewayAuthorizationServer: "/.well-known/oauth-authorization-server",
   gatewayAuthorizationServerForIssuer: "/.well-known/oauth-authorization-server/v1/oauth",
-  gatewayOpenId: "/.well-known/openid-configuration"
+  gatewayOpenId: "/.well-known/openid-configuration",
+  partnerToken: "/oauth2/token",
+  partnerDiscovery: "/oauth2/.well-known/openid-configuration",
+  partnerAuthorizationServer: "/.well-known/oauth-authorization-server/oauth2"
 } as const
 
 export const served: ReadonlyArray<ExtraRoute> = [
@@ -45,7 +59,10 @@ export const served: ReadonlyArray<ExtraRoute> = [
   { method: "DELETE", path: paths.registration },
   { method: "GET", path: paths.gatewayAuthorizationServer },
   { method: "GET", path: paths.gatewayAuthorizationServerForIssuer },
-  { method: "GET", path: paths.gatewayOpenId }
+  { method: "GET", path: paths.gatewayOpenId },
+  { method: "POST", path: paths.partnerToken },
+  { method: "GET", path: paths.partnerDiscovery },
+  { method: "GET", path: paths.partnerAuthorizationServer }
 ]
 
 const noStore = { "cache-control": "no-store", pragma: "no-cache" }
@@ -92,9 +109,118 @@ const required = (form: ReadonlyArray<readonly [string, string]>, name: string) 
   Effect.flatMap(single(form, name), (value) =>
     value === undefined ? Effect.fail(OAuthError.of("invalid_request", `${name} is missing`)) : Effect.succeed(value))
 
+type Form = ReadonlyArray<readonly [string, string]>
+
+/** The challenge a 401 invalid_client of the partner token endpoint carries (RFC 6749 5.2). */
+const basicChallenge = { "www-authenticate": `Basic realm="oauth2", charset="UTF-8"` }
+
+/** RFC 6749 2.3.1: the client id and secret are form-urlencoded before they are joined and base64-encoded. */
+const formDecode = (value: string) => {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * How a partner app authenticates at /oauth2/token: HTTP Basic (`client_id:client_secret`), or client_id and
+ * client_secret in the form; exactly one of the two (RFC 6749 2.3: a client uses one method per request).
+ */
+const confidentialClient = (request: HttpServerRequest.HttpServerRequest, form: Form) =>
+  Effect.gen(function*() {
+    const header = request.headers["authorization"]
+    const formId = yield* single(form, "client_id")
+    const formSecret = yield* single(form, "client_secret")
+    if (header !== undefined && header.trim() !== "") {
+      if (formSecret !== undefined) {
+        return yield* Effect.fail(OAuthError.of("invalid_request", "send the client secret once: HTTP Basic or the form, not both"))
+      }
+      const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header)
+      const decoded = match === null ? undefined : Encoding.decodeBase64String(match[1]!)
+      const text = decoded === undefined || Either.isLeft(decoded) ? undefined : decoded.right
+      const colon = text === undefined ? -1 : text.indexOf(":")
+      const clientId = colon === -1 ? undefined : formDecode(text!.slice(0, colon))
+      const secret = colon === -1 ? undefined : formDecode(text!.slice(colon + 1))
+      if (clientId === undefined || secret === undefined || clientId === "") {
+        return yield* Effect.fail(
+          OAuthError.of("invalid_client", "the Authorization header must be Basic base64(client_id:client_secret)")
+        )
+      }
+      if (formId !== undefined && formId !== clientId) {
+        return yield* Effect.fail(OAuthError.of("invalid_request", "client_id in the form is not the one of the Authorization header"))
+      }
+      return { method: "client_secret_basic", clientId, secret } satisfies ClientAuthentication
+    }
+    if (formId === undefined || formSecret === undefined) {
+      return yield* Effect.fail(
+        OAuthError.of(
+          "invalid_client",
+          "client authentication is required: HTTP Basic with the client id and secret, or client_id and client_secret in the form"
+        )
+      )
+    }
+    return { method: "client_secret_post", clientId: formId, secret: formSecret } satisfies ClientAuthentication
+  })
+
+/**
+ * The token endpoint of one server (RFC 6749 3.2): the authorization_code and refresh_token grants, the client
+ * authenticated as `clientOf` says (`undefined`: a first-party refresh that leaves the client unnamed).
+ */
+const tokenEndpoint = (
+  server: AuthorizationServer["Type"],
+  clientOf: (
+    request: HttpServerRequest.HttpServerRequest,
+    form: Form,
+    grant: "authorization_code" | "refresh_token"
+  ) => Effect.Effect<ClientAuthentication | undefined, OAuthError>,
+  failureHeaders: (error: OAuthError) => Record<string, string> = () => ({})
+) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const form = yield* formOf(request)
+    const grantType = yield* required(form, "grant_type")
+    switch (grantType) {
+      case "authorization_code": {
+        const client = yield* clientOf(request, form, grantType)
+        const response = yield* server.exchangeCode({
+          code: yield* required(form, "code"),
+          code_verifier: yield* single(form, "code_verifier"),
+          client: client!,
+          redirect_uri: yield* required(form, "redirect_uri")
+        })
+        return HttpServerResponse.unsafeJson(response, { headers: noStore })
+      }
+      case "refresh_token": {
+        const client = yield* clientOf(request, form, grantType)
+        const response = yield* server.refresh({
+          refresh_token: yield* required(form, "refresh_token"),
+          client,
+          scope: yield* single(form, "scope")
+        })
+        return HttpServerResponse.unsafeJson(response, { headers: noStore })
+      }
+      default:
+        return yield* Effect.fail(
+          OAuthError.of("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+        )
+    }
+  }).pipe(Effect.catchTag("OAuthError", (error) => Effect.succeed(oauthFailure(error, failureHeaders(error)))))
+
+/**
+ * The first-party clients are public: they name themselves with client_id (required with a code, optional on a
+ * refresh) and prove nothing else (PKCE binds the code to them).
+ */
+const publicClient = (_request: HttpServerRequest.HttpServerRequest, form: Form, grant: "authorization_code" | "refresh_token") =>
+  Effect.map(
+    grant === "authorization_code" ? required(form, "client_id") : single(form, "client_id"),
+    (clientId): ClientAuthentication | undefined => clientId === undefined ? undefined : { method: "none", clientId }
+  )
+
 export const layer = (config: HostConfig) =>
   HttpApiBuilder.Router.use(Effect.fnUntraced(function*(router) {
     const server = yield* AuthorizationServer
+    const partnerServer = yield* PartnerAuthorizationServer
     const clients = yield* Clients
     const sessions = yield* Sessions
     const keys = yield* SigningKeys
@@ -112,34 +238,18 @@ export const layer = (config: HostConfig) =>
     const publicJson = (body: unknown) =>
       HttpServerResponse.unsafeJson(body, { headers: { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } })
 
-    const token = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const form = yield* formOf(request)
-      const grantType = yield* required(form, "grant_type")
-      switch (grantType) {
-        case "authorization_code": {
-          const response = yield* server.exchangeCode({
-            code: yield* required(form, "code"),
-            code_verifier: yield* required(form, "code_verifier"),
-            client_id: yield* required(form, "client_id"),
-            redirect_uri: yield* required(form, "redirect_uri")
-          })
-          return HttpServerResponse.unsafeJson(response, { headers: noStore })
-        }
-        case "refresh_token": {
-          const response = yield* server.refresh({
-            refresh_token: yield* required(form, "refresh_token"),
-            client_id: yield* single(form, "client_id"),
-            scope: yield* single(form, "scope")
-          })
-          return HttpServerResponse.unsafeJson(response, { headers: noStore })
-        }
-        default:
-          return yield* Effect.fail(
-            OAuthError.of("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
-          )
-      }
-    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.succeed(oauthFailure(error))))
+    const token = tokenEndpoint(server, publicClient)
+    const partnerToken = tokenEndpoint(
+      partnerServer,
+      confidentialClient,
+      (error): Record<string, string> => (error.error === "invalid_client" ? basicChallenge : {})
+    )
+    const partnerEndpoints = {
+      authorization_endpoint: `${config.baseUrl}/oauth2/authorize`,
+      token_endpoint: `${config.baseUrl}${paths.partnerToken}`,
+      jwks_uri: `${config.baseUrl}${paths.jwks}`
+    }
+    const partnerDiscovery = partnerServer.metadata(partnerEndpoints)
 
     /** RFC 7009, with the signed-in session: always 200 once the session is known, whatever the token was. */
     const revoke = Effect.gen(function*() {
@@ -197,6 +307,9 @@ export const layer = (config: HostConfig) =>
       }).pipe(Effect.catchTag("OAuthError", (error) => Effect.succeed(oauthFailure(error))))
 
     yield* router.post(paths.token, token)
+    yield* router.post(paths.partnerToken, partnerToken)
+    yield* router.get(paths.partnerDiscovery, Effect.succeed(publicJson(partnerDiscovery)))
+    yield* router.get(paths.partnerAuthorizationServer, Effect.succeed(publicJson(partnerDiscovery)))
     yield* router.post(paths.revoke, revoke)
     yield* router.get(paths.discovery, Effect.succeed(publicJson(discovery)))
     yield* router.get(paths.gatewayAuthorizationServer, Effect.succeed(publicJson(gateway)))

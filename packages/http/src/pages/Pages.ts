@@ -7,8 +7,8 @@
  *
  * The forms, as the routes read them (application/x-www-form-urlencoded):
  * - POST /signin: `email`, `password`, `continue` (where to go next, as given to `signIn`), `csrf`;
- * - POST /v1/oauth/authorize: `csrf`, `request` (the opaque token given to `consent`), `decision`
- *   (`approve` or `deny`, from the button pressed);
+ * - POST /v1/oauth/authorize (and the partner server's POST /oauth2/authorize): `csrf`, `request` (the opaque
+ *   token given to `consent`), `decision` (`approve` or `deny`, from the button pressed);
  * - POST /account/tokens: `csrf`, `name`, `kind` (`short_lived` or `personal_access_token`), `scopes` (once per
  *   ticked scope), `expiry_hours` (1, 2, 4 or 6) and `expiry_days` (30, 60, 90, 180 or 365): both selects are
  *   sent (the personal access token's one not when that kind is unavailable); the one of the chosen kind
@@ -35,6 +35,7 @@ export const actions = {
   signIn: "/signin",
   signOut: "/signout",
   authorize: "/v1/oauth/authorize",
+  partnerAuthorize: "/oauth2/authorize",
   issueToken: "/account/tokens",
   deleteToken: (id: string): string => `/account/tokens/${encodeURIComponent(id)}/delete`
 } as const
@@ -236,6 +237,11 @@ export interface Consent {
   readonly userEmail: string
   /** Validated CSP source expressions for the redirect (e.g. `https://app.example.com`, `http://127.0.0.1:*`). */
   readonly formActionSources: ReadonlyArray<string>
+  /**
+   * A partner app (the partner server's consent): the operator added it, and approving connects the user's
+   * workspace (named here) to it. Without it, the client registered itself (a third party).
+   */
+  readonly partner?: { readonly workspaceName: string } | undefined
 }
 
 const webLink = (uri: string): Html => {
@@ -266,12 +272,20 @@ export const consent = (input: Consent): Page =>
 <ul class="scopes">
 ${input.scopes.map((scope) => html`<li>${scope.description} <code>${scope.scope}</code></li>\n`)}</ul>`
       }
-<div class="warning">
+${
+        input.partner === undefined
+          ? html`<div class="warning">
 <p><strong>Allow only applications you trust.</strong> This application was registered by a third party, not by
 the people who run this Convene installation; its name is what it calls itself.</p>
 <p>Whichever you choose, your browser will then be sent to <strong>${input.redirectOrigin}</strong>.</p>
-</div>
-<form method="post" action="${actions.authorize}">
+</div>`
+          : html`<div class="warning">
+<p><strong>${input.clientName}</strong> is a partner app that the people who run this Convene installation added.
+Approving connects your workspace <strong>${input.partner.workspaceName}</strong> to it.</p>
+<p>Whichever you choose, your browser will then be sent to <strong>${input.redirectOrigin}</strong>.</p>
+</div>`
+      }
+<form method="post" action="${input.partner === undefined ? actions.authorize : actions.partnerAuthorize}">
 ${hidden("csrf", input.csrfToken)}
 ${hidden("request", input.requestToken)}
 <div class="actions">
