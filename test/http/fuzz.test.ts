@@ -20,9 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, OPERATOR_TOKEN, startServer } from "../support/server.js"
 import { describeCase, FRESH_KEY, type FuzzCase, hostileCase, validCase } from "./fuzz/generators.js"
 import { judge, internalWords, MAX_MESSAGE, report } from "./fuzz/oracle.js"
-import { type OpenApiDocument, operations } from "./fuzz/openapi.js"
+import { type OpenApiDocument, type Operation, operations } from "./fuzz/openapi.js"
 import { send, type WireRequest, type WireResponse } from "./fuzz/wire.js"
-import { differences, provisionWorld, snapshot, type World } from "./fuzz/world.js"
+import { differences, provisionWorld, refreshFileLinks, snapshot, type World } from "./fuzz/world.js"
 
 const SEED = process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== "" ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 0x7fffffff)
 const SCALE = Math.max(0.1, Number(process.env.FUZZ_RUNS ?? "1"))
@@ -44,14 +44,17 @@ const ANSWER_WITHIN_MS = 4_000
 /**
  * The fuzzer spends thousands of requests a minute with a handful of credentials, far beyond any plan's budget: its
  * server counts them with budgets large enough never to refuse (rate-limits.test.ts tests the real budgets), so the
- * X-RateLimit headers the oracle checks are there but no answer is a 429.
+ * X-RateLimit headers the oracle checks are there but no answer is a 429. The same for the partner API's budgets per
+ * client address (partner-limits.test.ts), which every request of the fuzzer, all from 127.0.0.1, would share.
  */
 const unlimited = 1_000_000_000
+const unlimitedPartner = { limit: unlimited, windowMs: 60_000 }
 const server = await startServer({
   rateLimits: {
     perPlan: { FREE: unlimited, PRO: unlimited, ELITE: unlimited, ENTERPRISE: unlimited },
     anonymous: unlimited,
-    windowMs: 60_000
+    windowMs: 60_000,
+    partner: { partner_user: unlimitedPartner, partner_admin: unlimitedPartner, oauth: unlimitedPartner, sso_info: unlimitedPartner }
   }
 })
 afterAll(() => server.close())
@@ -67,6 +70,9 @@ const doc: OpenApiDocument = {
 }
 const ops = operations(doc)
 const forbidden = internalWords(doc)
+
+/** GET /v1/partner/files/{workspace_id}/{meeting_id}/{attachment_id}: its requests start from pre-signed URLs. */
+const isFileLink = (op: Operation) => op.template.startsWith("/v1/partner/files/")
 
 /** The seed of one property: the run's seed and the property's name, so `-t` on one operation replays it. */
 const seedOf = (name: string) => {
@@ -163,8 +169,10 @@ let scratch: World
 let baseline: Record<string, unknown>
 
 beforeAll(async () => {
-  fixed = await provisionWorld(server.url, "Fixed")
-  scratch = await provisionWorld(server.url, "Scratch")
+  // The two worlds are apart (workspaces, users, partner apps of their own): provisioned side by side.
+  const [fixedWorld, scratchWorld] = await Promise.all([provisionWorld(server.url, "Fixed"), provisionWorld(server.url, "Scratch")])
+  fixed = fixedWorld
+  scratch = scratchWorld
   baseline = await timedSnapshot(fixed)
 })
 
@@ -175,8 +183,45 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
     for (const key of ["GET /healthz", "POST /operator/v1/workspaces", "POST /v1/meetings", "DELETE /v1/user/tokens/{id}"]) expect(keys).toContain(key)
     // The partner admin API, with its own security (X-API-Key and X-Client-ID), and the operator's partner apps.
     const partner = ops.filter((op) => op.security === "partner").map((op) => op.key).sort()
-    expect(partner).toEqual(["GET /v1/partner/admin/app", "GET /v1/partner/admin/workspaces"])
-    for (const key of ["POST /operator/v1/partner-apps", "PATCH /operator/v1/partner-apps/{id}", "POST /operator/v1/partner-apps/{id}/workspaces"]) {
+    expect(partner).toEqual([
+      "GET /v1/partner/admin/app",
+      "GET /v1/partner/admin/automations",
+      "GET /v1/partner/admin/workspaces",
+      "POST /v1/partner/admin/automations"
+    ])
+    // The partner user context, with a partner OAuth access token (the `partnerBearer` scheme), and the pre-signed
+    // download URLs, which need none.
+    const partnerUser = ops.filter((op) => op.security === "partnerUser").map((op) => op.key).sort()
+    expect(partnerUser).toEqual([
+      "DELETE /v1/partner/user/backlog-items/{id}",
+      "DELETE /v1/partner/user/meetings/{id}/attachments/{attachment_id}",
+      "GET /v1/partner/user/backlog-items",
+      "GET /v1/partner/user/backlog-items/history",
+      "GET /v1/partner/user/backlog-items/{id}",
+      "GET /v1/partner/user/meetings",
+      "GET /v1/partner/user/meetings/{id}/action-buttons",
+      "GET /v1/partner/user/meetings/{id}/agenda-items",
+      "GET /v1/partner/user/meetings/{id}/attachments",
+      "GET /v1/partner/user/meetings/{id}/attachments/{attachment_id}",
+      "GET /v1/partner/user/meetings/{id}/attachments/{attachment_id}/download",
+      "GET /v1/partner/user/meetings/{id}/next-steps",
+      "GET /v1/partner/user/meetings/{id}/transcript/export",
+      "POST /v1/partner/user/backlog-items",
+      "POST /v1/partner/user/backlog-items/{id}/assign",
+      "POST /v1/partner/user/meetings/{id}/action-buttons/{button_id}/trigger",
+      "POST /v1/partner/user/meetings/{id}/agenda-items",
+      "POST /v1/partner/user/meetings/{id}/attachments",
+      "PUT /v1/partner/user/backlog-items/{id}",
+      "PUT /v1/partner/user/meetings/{id}/agenda-items/{item_id}"
+    ])
+    const partnerOpen = ops.filter((op) => op.security === "none" && op.template.startsWith("/v1/partner/")).map((op) => op.key)
+    expect(partnerOpen).toEqual(["GET /v1/partner/files/{workspace_id}/{meeting_id}/{attachment_id}"])
+    for (const key of [
+      "POST /operator/v1/partner-apps",
+      "PATCH /operator/v1/partner-apps/{id}",
+      "POST /operator/v1/partner-apps/{id}/webhook-secret",
+      "POST /operator/v1/partner-apps/{id}/workspaces"
+    ]) {
       expect(keys).toContain(key)
     }
   })
@@ -187,6 +232,8 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
       // after each try are then skipped (they only matter while looking for a change of state), and the
       // baseline is taken afresh at the end.
       let requestFailed = false
+      // A pre-signed URL is valid 15 minutes: the ones this operation's requests start from are minted now.
+      if (isFileLink(op)) await refreshFileLinks(fixed)
       const cases = hostileCase(doc, ops, fixed, op).filter((c) => !SKIP.some((word) => c.mutation.includes(word)))
       try {
         await assertProperty(
@@ -227,6 +274,7 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
 describe("fuzz: valid-ish requests from the OpenAPI description get well-formed answers", () => {
   for (const op of ops) {
     it(`valid-ish ${op.key}`, async () => {
+      if (isFileLink(op)) await refreshFileLinks(scratch)
       await assertProperty(
         `valid-ish ${op.key}`,
         fc.asyncProperty(validCase(doc, scratch, op), async (c) => {

@@ -8,12 +8,18 @@
  *   query, path parameter, header) and the exact answer the rules give it, following the order in which the
  *   host decides: path (404), method (405), size (413), credential (401), media type (415), bytes and JSON
  *   syntax (400 bad_request), decoding (400 validation_error naming the field), then the handler.
+ *
+ * Under /v1/partner the codes are the partner document's: 400 `invalid_request` for what the first-party API calls
+ * `bad_request` and `validation_error` (`invalid_item_type` for an agenda item type outside the four); the user
+ * context's credential refusals (401 `missing_authorization`, `invalid_authorization_format`, `unauthorized`; 403
+ * `partner_app_inactive`, `insufficient_scope`, `forbidden`) with the world's partner access tokens; and the
+ * pre-signed download URLs (no token) minted by the server, whole or with a part changed.
  */
 import { FastCheck as fc } from "effect"
 import { type Json, type JsonPath, Raw, fieldOf, isJsonObject, positions, replaceAt, toJsonText } from "./json.js"
 import { type JsonSchema, MAX_PARAM_LENGTH, methodsAt, type OpenApiDocument, type Operation, resolve } from "./openapi.js"
 import type { WireBody, WireRequest } from "./wire.js"
-import type { CredentialName, World } from "./world.js"
+import type { CredentialName, FileLink, World } from "./world.js"
 
 /** What the answer to a case must be (beyond the invariants every answer meets). */
 export interface Expectation {
@@ -185,6 +191,15 @@ const textArb = (ctx: Context, schema: JsonSchema, field: string): fc.Arbitrary<
   )
 }
 
+/**
+ * A URL the server is to call (a partner app's or an automation's `webhook_url`): HTTPS to a public address, which the
+ * outbound rules allow (this machine need not reach it: nothing waits for the call); otherwise also any text.
+ */
+const urlArb = (ctx: Context, schema: JsonSchema, field: string): fc.Arbitrary<string> => {
+  const https = fc.tuple(pick(["93.184.216.34", "93.184.215.14"]), fc.stringMatching(/^[a-z0-9-]{1,12}$/)).map(([host, path]) => `https://${host}/${path}`)
+  return ctx.strict ? https : fc.oneof({ weight: 3, arbitrary: https }, { weight: 1, arbitrary: textArb(ctx, schema, field) })
+}
+
 /** The JSON types a schema accepts. */
 export const typesOf = (doc: OpenApiDocument, schema: unknown): Set<string> => {
   const s = resolve(doc, schema)
@@ -219,6 +234,7 @@ export const valueArb = (ctx: Context, schema: unknown, field: string): fc.Arbit
         if (!ctx.strict) return fc.stringMatching(pattern)
         return decimals.length === 4 ? pick(decimals) : fc.stringMatching(pattern).filter((value) => value.length <= 40)
       }
+      if (field === "webhook_url") return urlArb(ctx, s, field)
       return textArb(ctx, s, field)
     case "integer":
       return fc.integer({ min: -5, max: 200 })
@@ -279,6 +295,11 @@ const segmentBefore = (template: string, param: string) => {
 
 const paramPool = (world: World, op: Operation, param: string, params: Readonly<Record<string, string>>): ReadonlyArray<string> => {
   const template = op.template
+  // An agenda item under its meeting's path (the partner user context's): the meetings that have some, then theirs.
+  if (template.includes("/meetings/{id}/agenda-items/{item_id}")) {
+    if (param === "id") return Object.keys(world.ids.agendaItemsByMeeting)
+    if (param === "item_id") return world.ids.agendaItemsByMeeting[params.id ?? ""] ?? []
+  }
   // The operator's deletes take a world of their own (World.ids.disposable).
   if (op.method === "DELETE" && template.startsWith("/operator/")) {
     switch (segmentBefore(template, param)) {
@@ -402,7 +423,48 @@ const fixupQuery = (query: ReadonlyArray<readonly [string, string]>): ReadonlyAr
   return query.map(([name, value]) => (name === "end_date" ? [name, later] as const : [name, value] as const))
 }
 
+/** GET /v1/partner/files/{workspace_id}/{meeting_id}/{attachment_id}: a pre-signed download URL, no token. */
+const isFileLink = (op: Operation) => op.template.startsWith("/v1/partner/files/")
+
+/** Whether the operation is the partner API's (/v1/partner): the partner envelope and codes. */
+const isPartnerOp = (op: Operation) => op.template === "/v1/partner" || op.template.startsWith("/v1/partner/")
+
+/**
+ * A pre-signed URL's parts: one the server minted (strict), or, in a valid-ish request, now and then one with a part
+ * changed (404).
+ */
+const fileLinkArb = (ctx: Context): fc.Arbitrary<Base> => {
+  const links = ctx.world.ids.fileLinks
+  const minted = pick(links).map((link): Base => ({ params: link.params, query: link.query, body: undefined }))
+  if (ctx.strict) return minted
+  return fc.oneof(
+    { weight: 3, arbitrary: minted },
+    { weight: 1, arbitrary: fc.tuple(pick(links), tamperArb(links)).map(([link, tamper]): Base => ({ ...tamper.apply(link), body: undefined })) }
+  )
+}
+
+/** Changes to a pre-signed URL that make it another, unsigned one (404 not_found, the same answer for each). */
+const tamperArb = (links: ReadonlyArray<FileLink>): fc.Arbitrary<{ label: string; apply: (link: FileLink) => Omit<Base, "body"> }> => {
+  const changeQuery = (name: string, f: (value: string) => string) => (link: FileLink) => ({
+    params: link.params,
+    query: link.query.map(([n, v]) => (n === name ? [n, f(v)] as const : [n, v] as const))
+  })
+  const flip = (value: string) => (value.length === 0 ? "0" : `${value.slice(0, -1)}${value.endsWith("0") ? "1" : "0"}`)
+  const other = (link: FileLink, key: keyof FileLink["params"]) =>
+    links.map((l) => l.params[key]).find((id) => id !== link.params[key]) ?? "00000000-0000-4000-8000-000000000000"
+  return fc.constantFrom(
+    { label: "its signature changed", apply: changeQuery("signature", flip) },
+    { label: "its expiry a second later", apply: changeQuery("expires", (v) => String(Number(v) + 1)) },
+    { label: "its expiry passed", apply: changeQuery("expires", () => "1000000000") },
+    { label: "another kid", apply: changeQuery("kid", (v) => `${v}x`) },
+    { label: "another attachment", apply: (link: FileLink) => ({ params: { ...link.params, attachment_id: other(link, "attachment_id") }, query: link.query }) },
+    { label: "another meeting", apply: (link: FileLink) => ({ params: { ...link.params, meeting_id: other(link, "meeting_id") }, query: link.query }) },
+    { label: "another workspace", apply: (link: FileLink) => ({ params: { ...link.params, workspace_id: "00000000-0000-4000-8000-000000000000" }, query: link.query }) }
+  )
+}
+
 const baseArb = (ctx: Context, op: Operation): fc.Arbitrary<Base> => {
+  if (isFileLink(op)) return fileLinkArb(ctx)
   const queryParams = op.parameters.filter((p) => p.in === "query")
   // A strict base always carries the required parameters (the calendar's window), so that it decodes; a valid-ish
   // one mostly does (four times in five), so that a request with several of them is often answered 2xx.
@@ -440,14 +502,38 @@ const authorization = (world: World, credential: Credential): Record<string, str
 }
 
 /** The credential that may call the operation. */
-const rightful = (op: Operation): Credential =>
-  op.security === "operator" ? "operator" : op.security === "bearer" ? "owner" : op.security === "partner" ? "partner" : "none"
+const rightful = (op: Operation): Credential => {
+  switch (op.security) {
+    case "operator":
+      return "operator"
+    case "bearer":
+      return "owner"
+    case "partner":
+      return "partner"
+    case "partnerUser":
+      return "partnerUser"
+    case "none":
+      return "none"
+  }
+}
 
 /**
- * The code of a refusal for `op`: the partner API (/v1/partner) answers a field that does not decode with its own
- * `invalid_request` where the first-party API says `validation_error`.
+ * The code of a refusal for `op`: the partner API (/v1/partner) answers a field that does not decode, and a body it
+ * cannot read, with its own `invalid_request` where the first-party API says `validation_error` and `bad_request`.
  */
-const codeOf = (op: Operation, code: string) => (op.security === "partner" && code === "validation_error" ? "invalid_request" : code)
+const codeOf = (op: Operation, code: string) =>
+  isPartnerOp(op) && (code === "validation_error" || code === "bad_request") ? "invalid_request" : code
+
+/**
+ * The codes of a body that does not decode, for `op`: the partner's, and on the partner API `invalid_item_type` for
+ * an `item_type` outside the four (exactly when the refusal names it; one of both when it may or may not).
+ */
+const decodeCodesOf = (op: Operation, codes: ReadonlyArray<string>, field: string | undefined, touchesItemType: boolean): ReadonlyArray<string> => {
+  if (!isPartnerOp(op)) return codes
+  if (field === "item_type") return ["invalid_item_type"]
+  const mapped = [...new Set(codes.map((code) => codeOf(op, code)))]
+  return touchesItemType ? [...mapped, "invalid_item_type"] : mapped
+}
 
 const jsonBody = (body: Json | undefined, contentType = "application/json"): { headers: Record<string, string>; body?: WireBody } =>
   body === undefined ? { headers: {} } : { headers: { "content-type": contentType }, body: { kind: "bytes", bytes: Buffer.from(toJsonText(body), "utf8") } }
@@ -563,7 +649,11 @@ const mediaTypes = ["application/json", "application/json; charset=utf-8", "appl
 
 export const validCase = (doc: OpenApiDocument, world: World, op: Operation): fc.Arbitrary<FuzzCase> => {
   const ctx: Context = { doc, world, strict: false }
-  const credentials: ReadonlyArray<Credential> = op.security === "bearer" ? ["owner", "owner", "apiKey", "reader"] : [rightful(op)]
+  const credentials: ReadonlyArray<Credential> = op.security === "bearer"
+    ? ["owner", "owner", "apiKey", "reader"]
+    : op.security === "partnerUser"
+    ? ["partnerUser", "partnerUser", "partnerUser", "partnerReader", "partnerViewer"]
+    : [rightful(op)]
   return fc
     .tuple(
       baseArb(ctx, op),
@@ -941,6 +1031,14 @@ const decodeArb = (doc: OpenApiDocument, op: Operation, base: Base): fc.Arbitrar
         }))
     )
   }
+  if ("item_type" in properties && isJsonObject(body)) {
+    // An agenda item type outside the four (the partner API's own code, invalid_item_type).
+    choices.push(pick(["BRAINSTORM", "discussion", "DISCUSSION ", "", "ADJOURNED"]).map((value) => ({
+      label: `item_type ${JSON.stringify(value)}`,
+      body: replaceAt(body, ["item_type"], value),
+      names: "item_type"
+    })))
+  }
   const present = required.filter((name) => isJsonObject(body) && name in body)
   if (present.length > 0) {
     choices.push(pick(present).map((name) => ({ label: `required ${name} left out`, body: replaceAt(body, [name], undefined), names: name })))
@@ -1011,15 +1109,40 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
 
   if (secured) {
     // 401: no credential, a wrong one, or one of the other realm; before any problem of the body.
-    // The partner admin API takes no bearer token: whatever Authorization says, the key is missing.
+    // The partner admin API takes no bearer token: whatever Authorization says, the key is missing. The user context
+    // takes only the partner OAuth server's access tokens: a first-party token, the operator's, a workspace API key
+    // and the admin key are unknown tokens there (and its tokens are unknown to the first-party API).
     const wrong: ReadonlyArray<[Credential | string, string]> = op.security === "operator"
-      ? [["none", "unauthorized"], ["owner", "invalid_token"], ["apiKey", "invalid_token"], ["garbage", "invalid_token"]]
+      ? [["none", "unauthorized"], ["owner", "invalid_token"], ["apiKey", "invalid_token"], ["garbage", "invalid_token"], ["partnerUser", "invalid_token"]]
       : op.security === "partner"
-      ? [["none", "missing_api_key"], ["operator", "missing_api_key"], ["owner", "missing_api_key"], ["garbage", "missing_api_key"]]
-      : [["none", "unauthorized"], ["operator", "invalid_token"], ["garbage", "invalid_token"], ["revoked", "invalid_token"]]
+      ? [["none", "missing_api_key"], ["operator", "missing_api_key"], ["owner", "missing_api_key"], ["garbage", "missing_api_key"], ["partnerUser", "missing_api_key"]]
+      : op.security === "partnerUser"
+      ? [
+        ["none", "missing_authorization"],
+        ["partner", "missing_authorization"],
+        ["owner", "unauthorized"],
+        ["apiKey", "unauthorized"],
+        ["operator", "unauthorized"],
+        ["garbage", "unauthorized"],
+        ["revoked", "unauthorized"]
+      ]
+      : [["none", "unauthorized"], ["operator", "invalid_token"], ["garbage", "invalid_token"], ["revoked", "invalid_token"], ["partnerUser", "invalid_token"]]
     const key = world.credentials.partner
     const clientId = world.partnerClientId
-    const schemes: ReadonlyArray<[string, Record<string, string>, ReadonlyArray<string>]> = op.security === "partner"
+    const userToken = world.credentials.partnerUser
+    const schemes: ReadonlyArray<[string, Record<string, string>, ReadonlyArray<string>]> = op.security === "partnerUser"
+      ? [
+        ["Basic credentials", { authorization: "Basic b3BlcmF0b3I6c2VjcmV0" }, ["invalid_authorization_format"]],
+        ["an empty Bearer", { authorization: "Bearer " }, ["invalid_authorization_format"]],
+        ["the token without its scheme", { authorization: userToken }, ["invalid_authorization_format"]],
+        ["two tokens", { authorization: `Bearer ${userToken} ${userToken}` }, ["invalid_authorization_format"]],
+        ["a 6000-character token", { authorization: `Bearer ${"t".repeat(6000)}` }, ["unauthorized"]],
+        ["a tampered token", { authorization: `Bearer ${userToken.slice(0, -2)}zz` }, ["unauthorized"]],
+        ["an unknown partner token", { authorization: `Bearer svc_pua_v1_${"A".repeat(43)}` }, ["unauthorized"]],
+        ["the admin API key as a bearer token", { authorization: `Bearer ${key}` }, ["unauthorized"]],
+        ["the admin headers beside no token", { "x-api-key": key, "x-client-id": clientId }, ["missing_authorization"]]
+      ]
+      : op.security === "partner"
       ? [
         ["only the client id", { "x-client-id": clientId }, ["missing_api_key"]],
         ["an empty X-API-Key", { "x-api-key": "", "x-client-id": clientId }, ["missing_api_key"]],
@@ -1045,7 +1168,7 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       baseArb(ctx, op),
       fc.oneof(
         pick(wrong).map(([credential, code]) => ({ credential: credential as Credential, headers: {} as Record<string, string>, label: `credential ${credential}`, codes: [code] })),
-        pick(schemes).map(([label, headers, codes]) => ({ credential: "none" as Credential, headers, label: `${op.security === "partner" ? "headers with" : "Authorization with"} ${label}`, codes }))
+        pick(schemes).map(([label, headers, codes]) => ({ credential: "none" as Credential, headers, label: `${op.security === "partner" || label.includes("headers") ? "headers with" : "Authorization with"} ${label}`, codes }))
       ),
       takesJson ? fc.option(transportArb({ params: {}, query: [], body: null }), { nil: undefined }) : fc.constant(undefined)
     ).chain(([base, who, transport]) =>
@@ -1067,7 +1190,7 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
     // 415 and 400 bad_request: media type, bytes and JSON syntax, for the rightful caller.
     add(4, baseArb(ctx, op).chain((base) => transportArb(base).map((t) => {
       const built = assemble(world, op, base, { body: t.body, contentType: t.contentType })
-      return { mutation: t.label, ...built, expect: routed(op, { statuses: [t.status], codes: [t.code] }) }
+      return { mutation: t.label, ...built, expect: routed(op, { statuses: [t.status], codes: [codeOf(op, t.code)] }) }
     })))
     // 400 validation_error naming the field: the JSON decodes to something the operation does not take.
     add(8, baseArb(ctx, op).chain((base) => decodeArb(doc, op, base).map((d) => {
@@ -1075,7 +1198,11 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       return {
         mutation: d.label,
         ...built,
-        expect: routed(op, { statuses: [400], codes: d.codes ?? ["validation_error"], ...(d.names === undefined ? {} : { names: d.names }) }),
+        expect: routed(op, {
+          statuses: [400],
+          codes: decodeCodesOf(op, d.codes ?? ["validation_error"], d.names, d.label.includes("item_type")),
+          ...(d.names === undefined ? {} : { names: d.names })
+        }),
         ...(d.echo === undefined ? {} : { echoes: [d.echo] })
       }
     })))
@@ -1088,7 +1215,7 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       return {
         mutation: `upload: ${u.label}`,
         ...built,
-        expect: routed(op, { statuses: u.statuses, codes: u.codes, ...(u.names === undefined ? {} : { names: u.names }) })
+        expect: routed(op, { statuses: u.statuses, codes: u.codes.map((code) => codeOf(op, code)), ...(u.names === undefined ? {} : { names: u.names }) })
       }
     }))
   }
@@ -1133,9 +1260,14 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
     }))
   }
 
-  if (params.length > 0 && secured) {
-    // 400 naming the path parameter when it is not a UUID; 404 when it is one of nothing.
-    add(3, fc.tuple(baseArb(ctx, op), pick(params), pick(["not-a-uuid", "%00", "%20", "123", "x".repeat(3000), "%E2%82%AC", "00000000-0000-0000-0000-00000000000g", "{id}", "(dashless)", "(extra digit)"])).map(([base, param, value]) => {
+  // The path parameters that are UUIDs (an action button's id is any short string).
+  const uuidParams = params.filter((name) => {
+    const parameter = op.parameters.find((p) => p.in === "path" && p.name === name)
+    return parameter !== undefined && resolve(doc, parameter.schema).format === "uuid"
+  })
+  if (uuidParams.length > 0 && (secured || isFileLink(op))) {
+    // 400 naming the path parameter when it is not a UUID.
+    add(3, fc.tuple(baseArb(ctx, op), pick(uuidParams), pick(["not-a-uuid", "%00", "%20", "123", "x".repeat(3000), "%E2%82%AC", "00000000-0000-0000-0000-00000000000g", "{id}", "(dashless)", "(extra digit)"])).map(([base, param, value]) => {
       const existing = base.params[param] ?? ""
       const v = value === "(dashless)" ? existing.replace(/-/g, "") : value === "(extra digit)" ? `${existing}0` : value
       const built = assemble(world, op, base, { path: pathOf(op, { ...base.params, [param]: v }) })
@@ -1145,11 +1277,14 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
         mutation: `path parameter ${param} = ${v.length > 40 ? `${v.slice(0, 8)}… (${v.length})` : v}`,
         ...built,
         expect: long
-          ? { statuses: [400, 404], codes: ["validation_error", "not_found"], names: param, routed: false }
-          : routed(op, { statuses: [400], codes: ["validation_error"], names: param }),
+          ? { statuses: [400, 404], codes: [codeOf(op, "validation_error"), "not_found"], names: param, routed: false }
+          : routed(op, { statuses: [400], codes: [codeOf(op, "validation_error")], names: param }),
         echoes: v.length >= 1000 ? [v] : []
       }
     }))
+  }
+  if (params.length > 0 && secured) {
+    // 404 when a path parameter is the id of nothing.
     add(2, fc.tuple(baseArb(ctx, op), pick(params), fc.uuid({ version: 4 }), fc.boolean()).map(([base, param, id, upper]) => {
       const built = assemble(world, op, base, { path: pathOf(op, { ...base.params, [param]: upper ? id.toUpperCase() : id }) })
       return { mutation: `path parameter ${param} of nothing (${upper ? "upper case" : "lower case"})`, ...built, expect: routed(op, { statuses: [404], codes: ["not_found"] }) }
@@ -1160,7 +1295,11 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
         const upper = Object.fromEntries(Object.entries(base.params).map(([k, v]) => [k, v.toUpperCase()]))
         const built = assemble(world, op, base, { path: pathOf(op, upper) })
         const id = params.length === 1 && op.template.endsWith("}") ? base.params[params[0] ?? ""] : undefined
-        return { mutation: "path parameters in upper case", ...built, expect: routed(op, { statuses: [200], ...(id === undefined ? {} : { id }) }) }
+        // The partner's SRT export needs ELITE or ENTERPRISE: the world is PRO.
+        const expect = isPartnerOp(op) && op.template.endsWith("/transcript/export")
+          ? routed(op, { statuses: [402], codes: ["plan_required"] })
+          : routed(op, { statuses: [200], ...(id === undefined ? {} : { id }) })
+        return { mutation: "path parameters in upper case", ...built, expect }
       }))
     }
   }
@@ -1188,6 +1327,77 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       ...assemble(world, op, base, { credential: "stranger" }),
       expect: routed(op, { statuses: tokens ? [403, 404] : [404], codes: tokens ? ["insufficient_scope", "not_found"] : ["not_found"] })
     })))
+  }
+  if (op.security === "partnerUser") {
+    // The token of an app the operator suspended: 403 partner_app_inactive, whatever the route.
+    add(2, baseArb(ctx, op).map((base) => ({
+      mutation: "a suspended app's token",
+      ...assemble(world, op, base, { credential: "partnerSuspended" }),
+      expect: routed(op, { statuses: [403], codes: ["partner_app_inactive"] })
+    })))
+    const writes = op.scopes.includes("meetings:write")
+    // An action button that is none of the meeting's may be looked for before the caller's rights.
+    const trigger = op.template.endsWith("/trigger")
+    if (writes) {
+      // A token of the same user with meetings:read only.
+      add(2, baseArb(ctx, op).map((base) => ({
+        mutation: "a meetings:read token (no meetings:write)",
+        ...assemble(world, op, base, { credential: "partnerReader" }),
+        expect: routed(op, { statuses: trigger ? [403, 404] : [403], codes: trigger ? ["insufficient_scope", "not_found"] : ["insufficient_scope"] })
+      })))
+    }
+    if (writes && op.template.startsWith("/v1/partner/user/meetings/{id}")) {
+      // A VIEWER of the meeting changes it: 403 forbidden.
+      const viewed = world.ids.viewedMeeting
+      const sub = (name: string) =>
+        name === "item_id" ? world.ids.agendaItemsByMeeting[viewed] ?? [] : name === "attachment_id" ? world.ids.attachments[viewed] ?? [] : []
+      add(2, fc.tuple(baseArb(ctx, op), fc.nat()).map(([base, n]) => {
+        const params = Object.fromEntries(Object.entries(base.params).map(([name, value]) => {
+          if (name === "id") return [name, viewed]
+          const pool = sub(name)
+          return [name, pool.length > 0 ? pool[n % pool.length] ?? value : value]
+        }))
+        return {
+          mutation: "a VIEWER of the meeting",
+          ...assemble(world, op, { ...base, params }, { credential: "partnerViewer" }),
+          expect: routed(op, { statuses: trigger ? [403, 404] : [403], codes: trigger ? ["forbidden", "not_found"] : ["forbidden"] })
+        }
+      }))
+    }
+    if (op.template.includes("{")) {
+      // The OWNER of another workspace, through the same app: every id of this one is 404.
+      add(2, baseArb(ctx, op).map((base) => ({
+        mutation: "another workspace's OWNER",
+        ...assemble(world, op, base, { credential: "partnerStranger" }),
+        expect: routed(op, { statuses: [404], codes: ["not_found"] })
+      })))
+    }
+  }
+  if (op.method === "GET" && (op.template.endsWith("/download") || isFileLink(op))) {
+    // A byte range past the end of the file: 416 range_not_satisfiable, with Content-Range.
+    add(2, fc.tuple(baseArb(ctx, op), pick(["bytes=1000000-", "bytes=1000000-1000001", "bytes=5000000-"])).map(([base, range]) => ({
+      mutation: `Range: ${range} (past the end)`,
+      ...assemble(world, op, base, { headers: { range } }),
+      expect: routed(op, { statuses: [416], codes: ["range_not_satisfiable"] })
+    })))
+  }
+  if (isFileLink(op)) {
+    // A pre-signed URL with a part changed, or a part left out.
+    add(4, fc.tuple(baseArb(ctx, op), tamperArb(world.ids.fileLinks)).map(([base, tamper]) => ({
+      mutation: `pre-signed URL with ${tamper.label}`,
+      ...assemble(world, op, { ...base, ...tamper.apply({ params: base.params as FileLink["params"], query: base.query }) }, {}),
+      expect: routed(op, { statuses: [404], codes: ["not_found"] })
+    })))
+    add(2, fc.tuple(baseArb(ctx, op), pick(["expires", "kid", "signature"]), fc.boolean()).map(([base, name, repeat]) => {
+      const query = repeat
+        ? base.query.flatMap(([n, v]) => (n === name ? [[n, v] as const, [n, v] as const] : [[n, v] as const]))
+        : base.query.filter(([n]) => n !== name)
+      return {
+        mutation: repeat ? `query ${name} repeated` : `query ${name} left out`,
+        ...assemble(world, op, { ...base, query }, {}),
+        expect: routed(op, { statuses: [400], codes: ["invalid_request"], names: name })
+      }
+    }))
   }
   if (op.idempotent) {
     add(2, fc.tuple(baseArb(ctx, op), pick(["", "   ", "k".repeat(256), "caf\u00e9", "a\tb"])).map(([base, key]) => ({

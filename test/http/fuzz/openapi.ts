@@ -27,7 +27,12 @@ export interface Operation {
   readonly parameters: ReadonlyArray<Parameter>
   /** The JSON body schema (resolved one level), when the operation takes a body. */
   readonly body: JsonSchema | undefined
-  readonly security: "bearer" | "operator" | "partner" | "none"
+  /**
+   * Who may call it: a first-party token (`bearer`), the operator token, the partner admin API's X-API-Key with
+   * X-Client-ID (`partner`), a partner OAuth access token for a user (`partnerUser`: the scheme `partnerBearer` of
+   * /v1/partner/user), or nobody in particular.
+   */
+  readonly security: Security
   /** The scopes the description names ("Scope meetings:write."). */
   readonly scopes: ReadonlyArray<string>
   readonly description: string
@@ -43,6 +48,23 @@ export interface Operation {
   readonly idempotent: boolean
   /** A `multipart/form-data` upload: its file fields (format binary) and text fields with their schemas. */
   readonly upload: Upload | undefined
+}
+
+export type Security = "bearer" | "operator" | "partner" | "partnerUser" | "none"
+
+/** The kind of credential an operation's first security requirement names (a first-party token unless known). */
+const securityOf = (scheme: string | undefined): Security => {
+  switch (scheme) {
+    case "operator":
+      return "operator"
+    case "partnerApiKey":
+    case "partnerClientId":
+      return "partner"
+    case "partnerBearer":
+      return "partnerUser"
+    default:
+      return "bearer"
+  }
 }
 
 export interface Upload {
@@ -124,7 +146,7 @@ export const operations = (doc: OpenApiDocument): ReadonlyArray<Operation> =>
       }))
       const security = Array.isArray(operation.security) ? operation.security.filter(isObject) : []
       const first = Object.keys(security[0] ?? {})[0]
-      const scheme = security.length === 0 ? "none" : first === "operator" ? "operator" : first === "partnerApiKey" ? "partner" : "bearer"
+      const scheme = security.length === 0 ? "none" : securityOf(first)
       const description = typeof operation.description === "string" ? operation.description : ""
       const responses = new Map<number, ReadonlyArray<string>>()
       const failureFields = new Map<number, ReadonlyArray<string>>()

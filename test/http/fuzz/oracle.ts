@@ -2,7 +2,8 @@
  * What every answer must be, whatever was asked, and what a case's own expectation adds:
  * - never a 5xx, never a hang, always an X-Request-Id;
  * - every non-2xx in the envelope `{error, code, request_id, message}` with `message` = `error` (under /v1/partner
- *   the partner envelope `{error, code, request_id}` with the partner codes), `request_id` =
+ *   the partner envelope `{error, code, request_id}` with the partner codes, and no answer there has a `message`;
+ *   its 429 is `{error: "rate_limit_exceeded", error_description, code, request_id}`), `request_id` =
  *   the X-Request-Id header, a `code` that belongs to the status (and, when the request reached its operation,
  *   a status and code the operation documents);
  * - no internals in a message: no schema names, no words of the schema library, no file paths or stack
@@ -25,20 +26,34 @@ const CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
   409: ["conflict", "idempotency_conflict"],
   413: ["payload_too_large"],
   415: ["unsupported_media_type"],
+  416: ["range_not_satisfiable"],
   422: ["idempotency_key_reuse"],
   431: ["request_header_fields_too_large"]
 }
 
 /**
  * The codes each status may carry under /v1/partner, whose failures answer the partner envelope `{error, code,
- * request_id}` (no `message`).
+ * request_id}` (no `message`): the admin context's (X-API-Key and X-Client-ID) and the user context's (a partner
+ * access token), the files' and the host's own (404, 405, 408, 413, 415, 431).
  */
 const PARTNER_CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
   ...CODES_BY_STATUS,
-  400: ["invalid_request"],
-  401: ["missing_api_key", "missing_client_id", "invalid_credentials"],
-  403: ["partner_app_inactive"]
+  400: ["invalid_request", "invalid_item_type", "idempotency_key_invalid"],
+  401: ["missing_api_key", "missing_client_id", "invalid_credentials", "missing_authorization", "invalid_authorization_format", "unauthorized"],
+  402: ["plan_required"],
+  403: ["partner_app_inactive", "insufficient_scope", "forbidden"],
+  409: ["conflict", "idempotency_conflict"],
+  429: ["rate_limit_exceeded"]
 }
+
+/**
+ * The partner API's 429 (@convene/api/PartnerLimits, answered by the host's http/PartnerLimits.ts): the OAuth-style
+ * body with the `code` and `request_id` of every partner failure; `error_description` is its message.
+ */
+const PARTNER_RATE_LIMITED_KEYS = ["code", "error", "error_description", "request_id"]
+
+/** The partner code of a first-party one: the document's 400 `invalid_request` for a body or a field refused. */
+const partnerCodeOf = (code: string) => (code === "bad_request" || code === "validation_error" ? "invalid_request" : code)
 
 /** Whether the request is the partner API's (by its path as sent, as the host decides it). */
 const isPartnerRequest = (c: FuzzCase) => {
@@ -125,13 +140,20 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
       const envelope = body as Record<string, unknown>
       const keys = Object.keys(envelope).sort()
       const partner = isPartnerRequest(c)
-      const base = partner ? ["code", "error", "request_id"] : ["code", "error", "message", "request_id"]
+      const rateLimited = partner && status === 429
+      const base = rateLimited ? PARTNER_RATE_LIMITED_KEYS : partner ? ["code", "error", "request_id"] : ["code", "error", "message", "request_id"]
       // Beyond the envelope, only what the operation documents for the status (402 adds the plan fields).
       const documented = c.expect.routed ? c.op.failureFields.get(status) ?? [] : []
       const extra = keys.filter((key) => !base.includes(key) && !documented.includes(key))
       if (!base.every((key) => keys.includes(key)) || extra.length > 0) problems.push(`envelope keys are ${keys.join(", ")}`)
+      if (partner && "message" in envelope) problems.push("a partner answer with `message` (the partner envelope is {error, code, request_id})")
       if (typeof envelope.error !== "string" || envelope.error.length === 0) problems.push("`error` is not a non-empty string")
       if (!partner && envelope.message !== envelope.error) problems.push("`message` differs from `error`")
+      if (rateLimited) {
+        if (envelope.error !== "rate_limit_exceeded") problems.push(`the partner 429's error is ${JSON.stringify(envelope.error)}, not "rate_limit_exceeded"`)
+        if (typeof envelope.error_description !== "string" || envelope.error_description.length === 0) problems.push("the partner 429 has no error_description")
+        if (!/^\d+$/.test(header(response, "retry-after") ?? "")) problems.push("the partner 429 has no Retry-After")
+      }
       if (envelope.request_id !== requestId) problems.push(`request_id ${String(envelope.request_id)} is not the X-Request-Id ${String(requestId)}`)
       const code = String(envelope.code)
       const codes = (partner ? PARTNER_CODES_BY_STATUS : CODES_BY_STATUS)[status]
@@ -141,7 +163,10 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
         if (documented === undefined) problems.push(`status ${status} is not documented for ${c.op.key} (documented: ${[...c.op.responses.keys()].join(", ")})`)
         else if (documented.length > 0 && !documented.includes(code)) problems.push(`code ${code} is not documented for ${status} of ${c.op.key} (documented: ${documented.join(", ")})`)
       }
-      const message = typeof envelope.error === "string" ? envelope.error : ""
+      // The words a client reads: the partner 429 says them in error_description.
+      const message = rateLimited
+        ? typeof envelope.error_description === "string" ? envelope.error_description : ""
+        : typeof envelope.error === "string" ? envelope.error : ""
       if (message.length > MAX_MESSAGE) problems.push(`the message is ${message.length} characters long (at most ${MAX_MESSAGE}): ${JSON.stringify(message.slice(0, 120))}…`)
       for (const word of forbidden) {
         const hit = typeof word === "string" ? message.includes(word) : word.test(message)
@@ -153,7 +178,9 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
       if (c.expect.names !== undefined && status === 400 && !message.includes(c.expect.names)) {
         problems.push(`the message does not name ${JSON.stringify(c.expect.names)}: ${JSON.stringify(message.slice(0, 300))}`)
       }
-      if (c.expect.codes !== undefined && !c.expect.codes.includes(code)) problems.push(`code ${code}, expected ${c.expect.codes.join(" or ")}`)
+      // Under /v1/partner a body that cannot be read and a field that does not decode are both `invalid_request`.
+      const expected = partner ? c.expect.codes?.map(partnerCodeOf) : c.expect.codes
+      if (expected !== undefined && !expected.includes(code)) problems.push(`code ${code}, expected ${expected.join(" or ")}`)
     }
   }
   if (c.expect.statuses !== undefined && !c.expect.statuses.includes(status)) {
@@ -165,6 +192,9 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
     if (allow.join(",") !== expected.join(",")) problems.push(`Allow is ${JSON.stringify(header(response, "allow"))}, expected ${expected.join(", ")}`)
   }
   if (status >= 200 && status < 300) {
+    if (isPartnerRequest(c) && typeof body === "object" && body !== null && !Array.isArray(body) && "message" in body) {
+      problems.push("a partner answer with `message`")
+    }
     if (c.expect.id !== undefined && (body as { id?: unknown } | undefined)?.id !== c.expect.id.toLowerCase()) {
       problems.push(`the answer's id is ${String((body as { id?: unknown } | undefined)?.id)}, expected ${c.expect.id.toLowerCase()}`)
     }

@@ -2,9 +2,14 @@
  * The data the fuzzer aims at: a provisioned workspace with known resources (meetings, participants, agenda
  * and action items, tokens), the credentials that reach it (or must not), the pools of ids a generator draws
  * path parameters and body references from, and a snapshot of everything readable through the API.
+ *
+ * The partner user context's access tokens come from the real partner OAuth flow over HTTP (sign-in at /signin with a
+ * password, GET /oauth2/authorize, the consent form approved, the code exchanged at /oauth2/token with HTTP Basic), as
+ * a partner app's server and a user's browser run it.
  */
 import { client, type Client, OPERATOR_TOKEN } from "../../support/server.js"
 import { createActionItem, createAgendaItem, createMeeting, workspace } from "../fixtures.js"
+import { CookieJar, hiddenField, newUser, type PasswordUser } from "../oauth/support.js"
 
 export type CredentialName =
   /** The workspace's OWNER, a personal access token with every scope. */
@@ -18,6 +23,26 @@ export type CredentialName =
   | "operator"
   /** The API key of a partner app the workspace is connected to (sent as X-API-Key, with `partnerClientId`). */
   | "partner"
+  /**
+   * A partner access token (svc_pua_v1_) of that app for an OWNER of the workspace, with meetings:read meetings:write
+   * action-items:read action-items:write: the user context's rightful caller.
+   */
+  | "partnerUser"
+  /** The same user's partner access token with meetings:read only (every write is 403 insufficient_scope). */
+  | "partnerReader"
+  /** A partner access token of a MEMBER of the workspace who is a VIEWER of the scheduled meeting (its writes: 403 forbidden). */
+  | "partnerViewer"
+  /** A partner access token of the other workspace's OWNER (every id of this one is 404 to it). */
+  | "partnerStranger"
+  /** A partner access token of the same OWNER for another app, which the operator then suspended (403 partner_app_inactive). */
+  | "partnerSuspended"
+
+/** A pre-signed download URL of an attachment (GET /v1/partner/files/...), as its parts. */
+export interface FileLink {
+  readonly params: { readonly workspace_id: string; readonly meeting_id: string; readonly attachment_id: string }
+  /** `expires`, `kid` and `signature`, in the order of the URL. */
+  readonly query: ReadonlyArray<readonly [string, string]>
+}
 
 export interface World {
   readonly url: string
@@ -31,6 +56,8 @@ export interface World {
   readonly ids: {
     readonly meetings: ReadonlyArray<string>
     readonly agendaItems: ReadonlyArray<string>
+    /** Agenda items by meeting (`{item_id}` values follow their meeting's `{id}`). */
+    readonly agendaItemsByMeeting: Readonly<Record<string, ReadonlyArray<string>>>
     readonly actionItems: ReadonlyArray<string>
     /** Open backlog items of the workspace (one more was assigned and one deleted: they are in the history only). */
     readonly backlogItems: ReadonlyArray<string>
@@ -51,6 +78,13 @@ export interface World {
     readonly apiKeys: ReadonlyArray<string>
     /** The partner app the workspace is connected to. */
     readonly partnerApps: ReadonlyArray<string>
+    /**
+     * The pre-signed download URLs of the workspace's attachments, minted at provisioning through the user context
+     * (valid 15 minutes: `refreshFileLinks` mints them again in place).
+     */
+    readonly fileLinks: Array<FileLink>
+    /** The meeting the `partnerViewer` only views. */
+    readonly viewedMeeting: string
     /** The workspace's webhook endpoint (to a public address this machine cannot reach: it stays verifying). */
     readonly webhooks: ReadonlyArray<string>
     /**
@@ -71,12 +105,132 @@ const expectStatus = async (response: Promise<Awaited<ReturnType<Client["get"]>>
   return answer.body
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The partner OAuth flow
+
+/** Where the worlds' partner apps send their users back (never followed: the code is read from Location). */
+const PARTNER_REDIRECT_URI = "https://partner.example/cb"
+
+/** The scopes of the user context's rightful token. */
+export const PARTNER_USER_SCOPES = "meetings:read meetings:write action-items:read action-items:write"
+
+interface PartnerAppCredentials {
+  readonly client_id: string
+  readonly client_secret: string
+}
+
+/**
+ * A browser's request to the server: the jar's cookies sent and kept, no redirect followed. No Origin header: the
+ * fuzz server's base URL leaves its port out (test/support/server.ts), so the origin a browser would send is not the
+ * pages' own; a form post without one is judged by its CSRF field alone.
+ */
+const browse = async (url: string, jar: CookieJar, path: string, form?: Record<string, string>) => {
+  const cookie = jar.header()
+  const response = await fetch(url + path, {
+    method: form === undefined ? "GET" : "POST",
+    redirect: "manual",
+    headers: {
+      accept: "text/html",
+      ...(cookie === "" ? {} : { cookie }),
+      ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" })
+    },
+    ...(form === undefined ? {} : { body: new URLSearchParams(form).toString() })
+  })
+  jar.absorb(response)
+  return { status: response.status, text: await response.text(), location: response.headers.get("location") }
+}
+
+/** A browser signed in as `user` at /signin (the jar holds the session). */
+const signedIn = async (url: string, user: PasswordUser): Promise<CookieJar> => {
+  const jar = new CookieJar()
+  const page = await browse(url, jar, "/signin")
+  if (page.status !== 200) throw new Error(`GET /signin: expected 200, got ${page.status}`)
+  const answer = await browse(url, jar, "/signin", {
+    csrf: hiddenField(page.text, "csrf"),
+    continue: hiddenField(page.text, "continue"),
+    email: user.email,
+    password: user.password
+  })
+  if (answer.status !== 302 && answer.status !== 303) throw new Error(`POST /signin: expected a redirect, got ${answer.status} ${answer.text.slice(0, 300)}`)
+  return jar
+}
+
+/**
+ * An access token of `app` for the user signed in to `jar`, through the authorization code flow: GET
+ * /oauth2/authorize, the consent page approved (which connects the user's workspace to the app), and the code
+ * exchanged at /oauth2/token with HTTP Basic.
+ */
+const partnerToken = async (url: string, jar: CookieJar, app: PartnerAppCredentials, scope: string): Promise<string> => {
+  const state = crypto.randomUUID()
+  const query = new URLSearchParams({ response_type: "code", client_id: app.client_id, redirect_uri: PARTNER_REDIRECT_URI, scope, state })
+  let answer = await browse(url, jar, `/oauth2/authorize?${query.toString()}`)
+  if (answer.status === 200) {
+    answer = await browse(url, jar, "/oauth2/authorize", {
+      csrf: hiddenField(answer.text, "csrf"),
+      request: hiddenField(answer.text, "request"),
+      decision: "approve"
+    })
+  }
+  if (answer.location === null || !answer.location.startsWith(PARTNER_REDIRECT_URI)) {
+    throw new Error(`partner authorization: expected a redirect to ${PARTNER_REDIRECT_URI}, got ${answer.status} ${answer.location ?? answer.text.slice(0, 300)}`)
+  }
+  const code = new URL(answer.location).searchParams.get("code")
+  if (code === null) throw new Error(`partner authorization: no code in ${answer.location}`)
+  const response = await fetch(`${url}/oauth2/token`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(app.client_id)}:${encodeURIComponent(app.client_secret)}`).toString("base64")}`
+    },
+    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: PARTNER_REDIRECT_URI }).toString()
+  })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`POST /oauth2/token: expected 200, got ${response.status} ${text}`)
+  const token = (JSON.parse(text) as { access_token?: unknown }).access_token
+  if (typeof token !== "string" || !token.startsWith("svc_pua_v1_")) throw new Error(`POST /oauth2/token: no partner access token in ${text}`)
+  return token
+}
+
+/** A partner app made by the operator, with the worlds' redirect URI. */
+const createPartnerApp = async (url: string, name: string) =>
+  expectStatus(
+    client(url, OPERATOR_TOKEN).post("/operator/v1/partner-apps", { name, redirect_uris: [PARTNER_REDIRECT_URI] }),
+    201,
+    "create a partner app"
+  )
+
+/** The parts of a pre-signed download URL (absolute under the server's base URL, which may name no port). */
+const fileLinkOf = (downloadUrl: string): FileLink => {
+  const link = new URL(downloadUrl)
+  const [workspaceId = "", meetingId = "", attachmentId = ""] = link.pathname.replace(/^\/v1\/partner\/files\//, "").split("/")
+  return {
+    params: { workspace_id: workspaceId, meeting_id: meetingId, attachment_id: attachmentId },
+    query: [...link.searchParams.entries()].map(([name, value]) => [name, encodeURIComponent(value)] as const)
+  }
+}
+
+/**
+ * Mints the pre-signed download URLs of the world's attachments afresh (they are valid 15 minutes), in place. Those of
+ * meetings and attachments valid-ish requests deleted are gone: when nothing is left, the old URLs stay (404 now).
+ */
+export const refreshFileLinks = async (world: World): Promise<void> => {
+  const partner = client(world.url, world.credentials.partnerUser)
+  const listed = await Promise.all(world.ids.meetings.map((meeting) => partner.get(`/v1/partner/user/meetings/${meeting}/attachments?limit=100`)))
+  const links = listed.flatMap((answer) =>
+    answer.status === 200 ? (answer.body.items as ReadonlyArray<{ download_url: string }>).map((item) => fileLinkOf(item.download_url)) : []
+  )
+  if (links.length > 0) world.ids.fileLinks.splice(0, world.ids.fileLinks.length, ...links)
+  else if (world.ids.fileLinks.length === 0) throw new Error("no pre-signed download URL: the world has no attachment the partner user sees")
+}
+
 /**
  * A PRO workspace with an owner, a reader, an API key and a spare one; three meetings (scheduled with times, instant,
  * cancelled), participants (a workspace user and a guest), agenda items with talking points and presenters,
  * action items (one tied to an agenda item, one completed), backlog items (two open, one assigned, one deleted),
  * attachments and context items on every meeting (a WebVTT transcript among them) and a second token of the owner. And the owner of
- * another workspace with a meeting of their own.
+ * another workspace with a meeting of their own. A partner app the workspace is connected to, with the user context's
+ * tokens (see CredentialName: an OWNER's with the four scopes and with meetings:read only, a VIEWER's, the other
+ * workspace's OWNER's, and one of a second app that is suspended) and the pre-signed URLs of the attachments.
  */
 export const provisionWorld = async (url: string, label: string): Promise<World> => {
   const ws = await workspace(url, "PRO")
@@ -192,22 +346,41 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
   )
 
   const operatorApi = client(url, OPERATOR_TOKEN)
-  const partner = await expectStatus(
-    operatorApi.post("/operator/v1/partner-apps", { name: `${label} Partner`, redirect_uris: ["https://partner.example/cb"] }),
-    201,
-    "create a partner app"
-  )
+  const partner = await createPartnerApp(url, `${label} Partner`)
   await expectStatus(
     operatorApi.post(`/operator/v1/partner-apps/${partner.id}/workspaces`, { workspace_id: ws.workspaceId }),
     201,
     "connect the workspace to the partner app"
   )
 
+  // The partner user context: users with a password approve the app (the stranger's approval connects the other
+  // workspace too); the OWNER also approves a second app, which the operator then suspends.
+  const [partnerOwner, viewer, strangerOwner, suspendedApp] = await Promise.all([
+    newUser(url, { role: "OWNER", workspaceId: ws.workspaceId }),
+    newUser(url, { role: "MEMBER", workspaceId: ws.workspaceId }),
+    newUser(url, { role: "OWNER", workspaceId: other.workspaceId }),
+    createPartnerApp(url, `${label} Suspended partner`)
+  ])
+  await expectStatus(
+    api.post(`/v1/meetings/${scheduled.id}/participants`, { participants: [{ user_id: viewer.userId, role: "VIEWER" }] }),
+    201,
+    "add the partner viewer"
+  )
+  const [ownerJar, viewerJar, strangerJar] = await Promise.all([signedIn(url, partnerOwner), signedIn(url, viewer), signedIn(url, strangerOwner)])
+  const [partnerUser, partnerReader, partnerSuspended, partnerViewer, partnerStranger] = await Promise.all([
+    partnerToken(url, ownerJar, partner, PARTNER_USER_SCOPES),
+    partnerToken(url, ownerJar, partner, "meetings:read"),
+    partnerToken(url, ownerJar, suspendedApp, PARTNER_USER_SCOPES),
+    partnerToken(url, viewerJar, partner, PARTNER_USER_SCOPES),
+    partnerToken(url, strangerJar, partner, PARTNER_USER_SCOPES)
+  ])
+  await expectStatus(operatorApi.patch(`/operator/v1/partner-apps/${suspendedApp.id}`, { status: "suspended" }), 200, "suspend a partner app")
+
   const throwaway = await workspace(url, "PRO")
   const doomed = await throwaway.addUser({ role: "OWNER", name: `${label} Doomed` })
   const doomedKey = await throwaway.addApiKey()
 
-  return {
+  const world: World = {
     url,
     workspaceId: ws.workspaceId,
     credentials: {
@@ -216,13 +389,19 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       reader: reader.token,
       stranger: stranger.token,
       operator: OPERATOR_TOKEN,
-      partner: partner.api_key as string
+      partner: partner.api_key as string,
+      partnerUser,
+      partnerReader,
+      partnerViewer,
+      partnerStranger,
+      partnerSuspended
     },
     revoked: revoked.token as string,
     partnerClientId: partner.client_id as string,
     ids: {
       meetings: [scheduled.id, instant.id, cancelled.id],
       agendaItems: [topic.id, question.id, standupTopic.id],
+      agendaItemsByMeeting: { [scheduled.id]: [topic.id, question.id], [instant.id]: [standupTopic.id] },
       actionItems: [followUp.id, done.id, review.id],
       backlogItems: [pricing.id, hiring.id],
       attachments,
@@ -240,6 +419,8 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
       webhooks: [webhook.webhook.id as string],
       partnerApps: [partner.id as string],
+      fileLinks: [],
+      viewedMeeting: scheduled.id,
       apiKeys: [spareKey.id],
       disposable: {
         workspaces: [throwaway.workspaceId],
@@ -248,6 +429,8 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       }
     }
   }
+  await refreshFileLinks(world)
+  return world
 }
 
 /**
@@ -282,6 +465,11 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
     const response = await client(world.url).get(path, partnerHeaders)
     out[`partner GET ${path}`] = { status: response.status, body: response.status === 200 ? response.body : response.body?.code }
   }
+  const automations = await client(world.url).get("/v1/partner/admin/automations?limit=100", partnerHeaders)
+  out["partner GET /v1/partner/admin/automations?limit=100"] = {
+    status: automations.status,
+    body: automations.status === 200 ? automations.body : automations.body?.code
+  }
   for (const id of world.ids.partnerApps) {
     const response = await client(world.url, world.credentials.operator).get(`/operator/v1/partner-apps/${id}`)
     out[`operator GET /operator/v1/partner-apps/${id}`] = { status: response.status, body: response.body }
@@ -301,6 +489,9 @@ export const snapshot = async (world: World): Promise<Record<string, unknown>> =
     read("reader", "/v1/user/tokens?limit=100"),
     read("reader", "/v1/auth/introspect"),
     read("stranger", "/v1/meetings?limit=100"),
+    // What only the partner user sees: their own talking points (private to each user) on agenda and backlog items.
+    read("partnerUser", "/v1/partner/user/backlog-items?limit=100"),
+    ...[...meetingIds].map((id) => read("partnerUser", `/v1/partner/user/meetings/${id}/agenda-items?limit=100`)),
     ...[...meetingIds].flatMap((id) => [read("owner", `/v1/meetings/${id}`), read("owner", `/v1/meetings/${id}/participants?limit=100`)]),
     ...world.ids.agendaItems.map((id) => read("owner", `/v1/agenda-items/${id}`)),
     ...world.ids.actionItems.map((id) => read("owner", `/v1/action-items/${id}`)),
