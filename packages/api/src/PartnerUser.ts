@@ -25,9 +25,6 @@ import {
   Conflict,
   CreateBacklogItem,
   CreatePartnerAgendaItem,
-  IdempotencyConflict,
-  IdempotencyKeyInvalid,
-  IdempotencyKeyReuse,
   InsufficientScope,
   MeetingId,
   NextStep,
@@ -225,29 +222,66 @@ export const PartnerPlanGate = wire(
   (b) => new PartnerPlanRequired({ feature: b.feature, current_plan: b.current_plan, required_plan: b.required_plan, message: b.error })
 )
 
+/** The Idempotency-Key refusals of the partner routes (classes of their own: see the note above). */
+export class PartnerKeyInvalid extends Schema.TaggedError<PartnerKeyInvalid>()("PartnerKeyInvalid", { message: Schema.String }) {}
+
+export class PartnerKeyInFlight extends Schema.TaggedError<PartnerKeyInFlight>()("PartnerKeyInFlight", {
+  retry_after_seconds: Schema.Number,
+  message: Schema.String
+}) {}
+
+export class PartnerKeyReused extends Schema.TaggedError<PartnerKeyReused>()("PartnerKeyReused", { message: Schema.String }) {}
+
 export const PartnerInvalidIdempotencyKey = wire(
-  IdempotencyKeyInvalid,
-  PartnerEnvelope("PartnerIdempotencyKeyInvalid", ["idempotency_key_invalid"], "the Idempotency-Key is empty, white space, longer than 255 characters or not printable ASCII"),
+  PartnerKeyInvalid,
+  PartnerEnvelope(
+    "PartnerIdempotencyKeyInvalid",
+    ["idempotency_key_invalid"],
+    "the Idempotency-Key is empty, white space, longer than 255 characters or not printable ASCII"
+  ),
   400,
   (error, requestId) => Effect.succeed(partnerEnvelope("idempotency_key_invalid", error.message, requestId)),
-  (b) => new IdempotencyKeyInvalid({ message: b.error })
+  (b) => new PartnerKeyInvalid({ message: b.error })
 )
 
 export const PartnerInFlight = wire(
-  IdempotencyConflict,
-  PartnerEnvelope("PartnerIdempotencyConflict", ["idempotency_conflict"], "a request with this Idempotency-Key is still in flight; retry after Retry-After seconds"),
+  PartnerKeyInFlight,
+  PartnerEnvelope(
+    "PartnerIdempotencyConflict",
+    ["idempotency_conflict"],
+    "a request with this Idempotency-Key is still in flight; retry after Retry-After seconds"
+  ),
   409,
   (error, requestId) =>
     Effect.as(header("retry-after", String(error.retry_after_seconds)), partnerEnvelope("idempotency_conflict", error.message, requestId)),
-  (b) => new IdempotencyConflict({ retry_after_seconds: 1, message: b.error })
+  (b) => new PartnerKeyInFlight({ retry_after_seconds: 1, message: b.error })
 )
 
 export const PartnerKeyReuse = wire(
-  IdempotencyKeyReuse,
+  PartnerKeyReused,
   PartnerEnvelope("PartnerIdempotencyKeyReuse", ["idempotency_key_reuse"], "this Idempotency-Key was used with another body or route"),
   422,
   (error, requestId) => Effect.succeed(partnerEnvelope("idempotency_key_reuse", error.message, requestId)),
-  (b) => new IdempotencyKeyReuse({ message: b.error })
+  (b) => new PartnerKeyReused({ message: b.error })
+)
+
+/** A Range past the end of the file: 416 with `Content-Range: bytes * /size`. */
+export class PartnerRangeUnsatisfiable extends Schema.TaggedError<PartnerRangeUnsatisfiable>()("PartnerRangeUnsatisfiable", {
+  size: Schema.Number,
+  message: Schema.String
+}) {}
+
+export const PartnerRangeNotSatisfiable = wire(
+  PartnerRangeUnsatisfiable,
+  PartnerEnvelope(
+    "PartnerRangeNotSatisfiable",
+    ["range_not_satisfiable"],
+    "the Range header asks only for bytes past the end of the file; Content-Range tells its size"
+  ),
+  416,
+  (error, requestId) =>
+    Effect.as(header("content-range", `bytes */${error.size}`), partnerEnvelope("range_not_satisfiable", error.message, requestId)),
+  (b) => new PartnerRangeUnsatisfiable({ size: 0, message: b.error })
 )
 
 /** The endpoint, honouring an opt-in Idempotency-Key with the same service as the first-party API (partner envelope). */
@@ -508,7 +542,9 @@ export class PartnerUserApi extends HttpApiGroup.make("partnerUser")
     HttpApiEndpoint.get("downloadAttachment", "/meetings/:id/attachments/:attachment_id/download")
       .setPath(AttachmentPath)
       .addSuccess(FileBytes)
+      .addSuccess(FileBytes, { status: 206 })
       .addError(PartnerMissing)
+      .addError(PartnerRangeNotSatisfiable)
       .annotate(OpenApi.Summary, "Download an attachment")
       .annotate(
         OpenApi.Description,
@@ -574,6 +610,8 @@ export class PartnerUserApi extends HttpApiGroup.make("partnerUser")
   .addError(PartnerForbidden)
   .addError(PartnerMissing)
   .addError(PartnerInvalidRequest)
+  .addError(PartnerPayloadTooLarge)
+  .addError(PartnerUnsupportedMediaType)
   .addError(PartnerRateLimited)
   .prefix(`${partnerPrefix}/user`)
   .annotate(OpenApi.Title, "Partner user context")
@@ -601,7 +639,9 @@ export class PartnerFilesApi extends HttpApiGroup.make("partnerFiles")
       .setPath(Schema.Struct({ workspace_id: WorkspaceId, meeting_id: MeetingId, attachment_id: AttachmentId }))
       .setUrlParams(FileLinkParams)
       .addSuccess(FileBytes)
+      .addSuccess(FileBytes, { status: 206 })
       .addError(PartnerMissing)
+      .addError(PartnerRangeNotSatisfiable)
       .addError(PartnerInvalidRequest)
       .annotate(OpenApi.Summary, "Download through a pre-signed URL")
       .annotate(

@@ -34,7 +34,14 @@ import {
 import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { InFlight, InvalidIdempotencyKey, KeyReuse, RateLimitExceeded } from "@convene/api/Errors"
 import { isPartnerPath } from "@convene/api/Partner"
-import { PartnerInFlight, PartnerInvalidIdempotencyKey, PartnerKeyReuse } from "@convene/api/PartnerUser"
+import {
+  PartnerInFlight,
+  PartnerInvalidIdempotencyKey,
+  PartnerKeyInFlight,
+  PartnerKeyInvalid,
+  PartnerKeyReuse,
+  PartnerKeyReused
+} from "@convene/api/PartnerUser"
 import { recordIdempotency } from "./Metrics.js"
 import { CurrentRoute, JsonBody } from "./RequestContext.js"
 import { authenticateRequest, PreAuthenticated, throttle } from "./Security.js"
@@ -68,13 +75,19 @@ const refusal = (partner: boolean) => (error: KeyFailure) => {
   switch (error._tag) {
     case "IdempotencyKeyInvalid":
       recordIdempotency("key_invalid")
-      return partner ? respond(PartnerInvalidIdempotencyKey, 400, error) : respond(InvalidIdempotencyKey, 400, error)
+      return partner
+        ? respond(PartnerInvalidIdempotencyKey, 400, new PartnerKeyInvalid({ message: error.message }))
+        : respond(InvalidIdempotencyKey, 400, error)
     case "IdempotencyConflict":
       recordIdempotency("in_flight")
-      return partner ? respond(PartnerInFlight, 409, error) : respond(InFlight, 409, error)
+      return partner
+        ? respond(PartnerInFlight, 409, new PartnerKeyInFlight({ retry_after_seconds: error.retry_after_seconds, message: error.message }))
+        : respond(InFlight, 409, error)
     case "IdempotencyKeyReuse":
       recordIdempotency("key_reused")
-      return partner ? respond(PartnerKeyReuse, 422, error) : respond(KeyReuse, 422, error)
+      return partner
+        ? respond(PartnerKeyReuse, 422, new PartnerKeyReused({ message: error.message }))
+        : respond(KeyReuse, 422, error)
   }
 }
 

@@ -20,10 +20,13 @@ import {
 } from "@convene/core"
 import { Effect, Layer, Redacted } from "effect"
 import { Api } from "@convene/api/Api"
-import { partnerEnvelope } from "@convene/api/Partner"
-import { asPartnerFailure, CurrentPartnerCaller, PartnerAttachment, PartnerUserAuth } from "@convene/api/PartnerUser"
-import { CurrentRequestId } from "@convene/api/RequestId"
-import { FiberRef } from "effect"
+import {
+  asPartnerFailure,
+  CurrentPartnerCaller,
+  PartnerAttachment,
+  PartnerRangeUnsatisfiable,
+  PartnerUserAuth
+} from "@convene/api/PartnerUser"
 import type { HostConfig } from "../Config.js"
 import { downloadAnswer, openUpload } from "./Attachments.js"
 import * as RequestLog from "./RequestLog.js"
@@ -59,11 +62,7 @@ const asUser = <Request, A, E, R>(handler: (principal: Principal, request: Reque
 
 /** A range past the end of the file: 416 in the partner envelope, with `Content-Range: bytes * /size`. */
 const unsatisfiable = (size: number) =>
-  Effect.map(FiberRef.get(CurrentRequestId), (requestId) =>
-    HttpServerResponse.unsafeJson(
-      partnerEnvelope("range_not_satisfiable", `the range asks for bytes past the end of the file (${size} bytes)`, requestId),
-      { status: 416, headers: { "content-range": `bytes */${size}` } }
-    ))
+  Effect.fail(new PartnerRangeUnsatisfiable({ size, message: `the range asks for bytes past the end of the file (${size} bytes)` }))
 
 export const PartnerUserLive = (config: HostConfig) =>
   HttpApiBuilder.group(Api, "partnerUser", (handlers) =>
