@@ -81,6 +81,12 @@ describe("starting", () => {
       expect(body.code).toBe("service_unavailable")
       expect(body.message).toContain("not ready yet")
       expect(api.headers.get("x-request-id")).toBe(body.request_id)
+      // Under /v1/partner, the partner envelope.
+      const partner = await fetch(`${server.url}/v1/partner/admin/app`)
+      const partnerBody = await partner.json() as Record<string, unknown>
+      expect(partner.status).toBe(503)
+      expect(Object.keys(partnerBody).sort()).toEqual(["code", "error", "request_id"])
+      expect(partnerBody.code).toBe("service_unavailable")
 
       Effect.runSync(Deferred.succeed(open, undefined))
       await waitForReady(server.url)

@@ -95,6 +95,25 @@ describe("server limits", () => {
     expectEnvelope(connection.received(), 408, "request_timeout")
   })
 
+  it("answers a partner request whose body is past the request timeout with 408 in the partner envelope", async () => {
+    const connection = await open()
+    connection.socket.write(
+      "POST /v1/partner/user/backlog-items HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    const drip = setInterval(() => {
+      if (!connection.closed()) connection.socket.write(" ")
+    }, 150)
+    try {
+      expect(await connection.waitClosed(6000)).toBe(true)
+    } finally {
+      clearInterval(drip)
+    }
+    const response = parse(connection.received())
+    expect(response.status).toBe(408)
+    expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
+    expect(response.body).toMatchObject({ code: "request_timeout", request_id: response.headers["x-request-id"] })
+  })
+
   it("answers a request that is not HTTP with 400 bad_request in the envelope", async () => {
     const connection = await open()
     connection.socket.write("HELLO THERE\r\n\r\n")

@@ -22,7 +22,7 @@ import {
   PartnerCredentialsRefused
 } from "@convene/core"
 import { Context, Effect, Schema } from "effect"
-import { wire } from "./Errors.js"
+import { envelope, wire } from "./Errors.js"
 import * as PartnerLimits from "./PartnerLimits.js"
 import { PageParams } from "./Query.js"
 
@@ -51,6 +51,17 @@ export const partnerEnvelope = <const Code extends string>(code: Code, text: str
   code,
   request_id: requestId
 })
+
+/**
+ * The envelope of a failure the host answers itself to a request for `url` (the API's own failures, and those Node,
+ * the start-up and the drain answer before or beside it): the partner envelope with the partner codes under
+ * /v1/partner, the first-party envelope elsewhere (and when the request's path is not known).
+ */
+export const envelopeFor = (url: string | undefined, code: string, text: string, requestId: string) => {
+  const query = url === undefined ? -1 : url.indexOf("?")
+  const path = url === undefined ? undefined : query === -1 ? url : url.slice(0, query)
+  return path !== undefined && isPartnerPath(path) ? partnerEnvelope(partnerCodeOf(code), text, requestId) : envelope(code, text, requestId)
+}
 
 /**
  * The partner codes of the host's own failures where the first-party API has others: a body that cannot be read

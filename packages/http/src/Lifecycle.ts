@@ -52,6 +52,7 @@ import { type IncomingMessage, type Server, type ServerResponse, validateHeaderN
 import * as Net from "node:net"
 import { performance } from "node:perf_hooks"
 import { envelope } from "@convene/api/Errors"
+import { envelopeFor } from "@convene/api/Partner"
 import { recordInFlight, recordRequest } from "./http/Metrics.js"
 import * as RequestLog from "./http/RequestLog.js"
 
@@ -94,8 +95,8 @@ class Gate {
   readonly drainStarted = Deferred.unsafeMake<void>(FiberId.none)
 }
 
-const unavailable = (text: string, requestId: string, headers: Record<string, string>): Response =>
-  HttpServerResponse.unsafeJson(envelope("service_unavailable", text, requestId), {
+const unavailable = (url: string, text: string, requestId: string, headers: Record<string, string>): Response =>
+  HttpServerResponse.unsafeJson(envelopeFor(url, "service_unavailable", text, requestId), {
     status: 503,
     headers: { ...headers, "x-request-id": requestId }
   })
@@ -114,7 +115,7 @@ const whileStarting = Effect.gen(function*() {
     return HttpServerResponse.unsafeJson({ status: "starting" }, { status: 503, headers: { "retry-after": "1" } })
   }
   const requestId = yield* Effect.flatMap(Crypto, (crypto) => crypto.randomUUID)
-  return unavailable("the server is starting and its store is not ready yet; retry shortly", requestId, {
+  return unavailable(request.url, "the server is starting and its store is not ready yet; retry shortly", requestId, {
     "retry-after": "1"
   })
 })
@@ -224,7 +225,7 @@ const headProblem = (response: Response): unknown => {
 /** Writes a failure in the envelope straight to Node's response, when nothing has been written yet. */
 const writeFailure = (response: ServerResponse, status: 500 | 503, code: string, text: string, requestId: string, headers: Record<string, string>) => {
   if (response.headersSent || response.destroyed) return
-  const body = JSON.stringify(envelope(code, text, requestId))
+  const body = JSON.stringify(envelopeFor(response.req?.url, code, text, requestId))
   response.writeHead(status, {
     ...headers,
     "content-type": "application/json",
@@ -289,7 +290,7 @@ const beforeWrite = (newId: () => string): HttpApp.PreResponseHandler => (reques
   if (flight !== undefined) flight.entry.cause = Cause.die(problem)
   const requestId = flight?.entry.requestId ?? newId()
   return Effect.succeed(HttpServerResponse.unsafeJson(
-    envelope("internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
+    envelopeFor(request.url, "internal_server_error", "an unexpected error occurred; retry with backoff", requestId),
     { status: 500, headers: { "x-request-id": requestId } }
   ))
 }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
-import { envelope } from "@convene/api/Errors"
+import { envelopeFor } from "@convene/api/Partner"
 import type { ServerLimits } from "./Config.js"
 
 const reasons: Record<number, string> = {
@@ -15,8 +15,8 @@ const reasons: Record<number, string> = {
 }
 
 /** A complete HTTP/1.1 response in the envelope, for writing straight to a socket. */
-export const rawFailure = (status: 400 | 408 | 431, code: string, text: string, requestId: string): string => {
-  const body = JSON.stringify(envelope(code, text, requestId))
+export const rawFailure = (status: 400 | 408 | 431, code: string, text: string, requestId: string, url?: string): string => {
+  const body = JSON.stringify(envelopeFor(url, code, text, requestId))
   return [
     `HTTP/1.1 ${status} ${reasons[status]}`,
     "content-type: application/json",
@@ -28,15 +28,18 @@ export const rawFailure = (status: 400 | 408 | 431, code: string, text: string, 
   ].join("\r\n")
 }
 
-/** How a client error Node detected is answered. */
-const answerFor = (error: Error & { readonly code?: string }, requestId: string): string => {
+/**
+ * How a client error Node detected is answered: in the envelope of the request's API when its path is known (a
+ * request past its timeout after its headers came), else the first-party envelope.
+ */
+const answerFor = (error: Error & { readonly code?: string }, requestId: string, url: string | undefined): string => {
   switch (error.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return rawFailure(408, "request_timeout", "the request was not received in time; send it again faster", requestId)
+      return rawFailure(408, "request_timeout", "the request was not received in time; send it again faster", requestId, url)
     case "HPE_HEADER_OVERFLOW":
-      return rawFailure(431, "request_header_fields_too_large", "the request's headers are too large", requestId)
+      return rawFailure(431, "request_header_fields_too_large", "the request's headers are too large", requestId, url)
     default:
-      return rawFailure(400, "bad_request", "the request is not valid HTTP/1.1", requestId)
+      return rawFailure(400, "bad_request", "the request is not valid HTTP/1.1", requestId, url)
   }
 }
 
@@ -65,7 +68,7 @@ export const make = (limits: ServerLimits, requestId: () => string): Server => {
       socket.destroy()
       return
     }
-    socket.end(answerFor(error, requestId()))
+    socket.end(answerFor(error, requestId(), response?.req?.url))
   })
   return server
 }

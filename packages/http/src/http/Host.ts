@@ -19,8 +19,7 @@ import * as Idempotency from "./Idempotency.js"
 import { PartnerLimiter } from "./PartnerLimits.js"
 import { Cause, Chunk, Effect, Either, FiberRef, Option } from "effect"
 import { Api } from "@convene/api/Api"
-import { envelope } from "@convene/api/Errors"
-import { isPartnerPath, partnerCodeOf, partnerEnvelope } from "@convene/api/Partner"
+import { envelopeFor, isPartnerPath } from "@convene/api/Partner"
 import { CurrentRequestId } from "@convene/api/RequestId"
 import { type BodyProblem, BufferedRequest, maxBodyBytes, readJson } from "./Body.js"
 import { BodyRejected, CurrentRoute, JsonBody, type ReadBody } from "./RequestContext.js"
@@ -46,10 +45,7 @@ const failure = (
   requestId: string,
   headers: Record<string, string> = {}
 ): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(
-    isPartnerPath(pathOf(url)) ? partnerEnvelope(partnerCodeOf(code), text, requestId) : envelope(code, text, requestId),
-    { status, headers: { ...headers, "x-request-id": requestId } }
-  )
+  HttpServerResponse.unsafeJson(envelopeFor(url, code, text, requestId), { status, headers: { ...headers, "x-request-id": requestId } })
 
 /**
  * A path as messages show it: segments longer than any of the API's (a UUID has 36 characters) are cut, and so
