@@ -203,18 +203,23 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(listed.items.map((row) => ({ ...row }))).toEqual([{ id: ws.id, name: "Connected", plan: "ELITE", connected_at: minutes(1) }])
       }))
 
-    it.effect("isConnected is true for a connected pair only, and false again once the workspace's connections are deleted", () =>
+    it.effect("getByClientIdFor answers the app whole and whether the workspace is connected to it; none for an unknown client id", () =>
       Effect.gen(function*() {
         const store = yield* PartnerStore
         const app = yield* seedApp()
         const other = yield* seedApp()
         const ws = yield* seedWorkspace({ name: "Connected", plan: "PRO" })
-        expect(yield* store.isConnected(app.id, ws.id)).toBe(false)
+        const connected = (clientId: string) =>
+          Effect.map(store.getByClientIdFor(clientId, ws.id), Option.map((found) => found.connected))
+        expect(yield* connected(app.client_id)).toEqual(Option.some(false))
         yield* store.connect({ appId: app.id, workspaceId: ws.id, at: minutes(1) })
-        expect(yield* store.isConnected(app.id, ws.id)).toBe(true)
-        expect(yield* store.isConnected(other.id, ws.id)).toBe(false)
+        const found = yield* store.getByClientIdFor(app.client_id, ws.id)
+        expect(Option.map(found, (value) => ({ ...value.app }))).toEqual(Option.some({ ...(yield* store.get(app.id)).pipe(Option.getOrThrow) }))
+        expect(yield* connected(app.client_id)).toEqual(Option.some(true))
+        expect(yield* connected(other.client_id)).toEqual(Option.some(false))
+        expect(yield* connected("cvp_unknown")).toEqual(Option.none())
         yield* store.deleteByWorkspace(ws.id)
-        expect(yield* store.isConnected(app.id, ws.id)).toBe(false)
+        expect(yield* connected(app.client_id)).toEqual(Option.some(false))
       }))
 
     it.effect("racing connects of one pair make one connection, and all answer its instant", () =>

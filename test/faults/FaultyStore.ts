@@ -268,7 +268,7 @@ export const methods = {
     listWorkspaces: "read",
     setWebhookSecret: "write",
     connectedApps: "read",
-    isConnected: "read",
+    getByClientIdFor: "read",
     deleteByWorkspace: "write"
   },
   AutomationStore: {

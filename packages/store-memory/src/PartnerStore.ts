@@ -122,9 +122,13 @@ export const layer: Layer.Layer<PartnerStore, never, Memory> = Layer.effect(
         return Pagination.sliceOf(rows, page)
       }),
 
-      isConnected: Effect.fnUntraced(function*(appId, workspaceId) {
-        return HashMap.has((yield* memory.read).partnerConnections, connectionKey(appId, workspaceId))
+      getByClientIdFor: Effect.fnUntraced(function*(clientId, workspaceId) {
+        const state = yield* memory.read
+        const app = HashMap.toValues(state.partnerApps).find((candidate) => candidate.client_id === clientId)
+        if (app === undefined) return Option.none()
+        return Option.some({ app, connected: HashMap.has(state.partnerConnections, connectionKey(app.id, workspaceId)) })
       }),
+
 
       connectedApps: Effect.fnUntraced(function*(workspaceId) {
         const state = yield* memory.read

@@ -7,7 +7,7 @@
 import { ConnectedWorkspace, PartnerApp, PartnerStore, WorkspaceId } from "@convene/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { type Context, DateTime, Effect, Layer, Schema } from "effect"
+import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTimestamp, orDie, page, recordTable, rowOf, uniqueWrite } from "./internal/sql.js"
 
 /** A `partner_apps` row, decoded to (and encoded from) a `PartnerApp`. */
@@ -48,6 +48,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof PartnerStore>, never
     get: (id) => apps.find({ id }),
     getByClientId: (clientId) => apps.find({ client_id: clientId }),
     getBySlug: (slug) => apps.find({ slug }),
+    getByClientIdFor: (clientId, workspaceId) =>
+      orDie(Effect.gen(function*() {
+        const rows = yield* sql<Record<string, unknown>>`SELECT a.*, EXISTS (SELECT 1 FROM partner_app_workspaces c
+          WHERE c.partner_app_id = a.id AND c.workspace_id = ${workspaceId}) AS connected
+          FROM partner_apps a WHERE a.client_id = ${clientId}`
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        const app = yield* Schema.decodeUnknown(PartnerAppRecord)(row)
+        return Option.some({ app, connected: row["connected"] === true })
+      })),
     list: (request) =>
       orDie(page(sql, {
         row: PartnerAppRecord,
@@ -77,11 +87,6 @@ export const make: Effect.Effect<Context.Tag.Service<typeof PartnerStore>, never
         order: sql.literal("c.connected_at DESC, c.workspace_id DESC"),
         page: request
       })),
-    isConnected: (appId, workspaceId) =>
-      orDie(sql<{ readonly connected: boolean }>`SELECT EXISTS (SELECT 1 FROM partner_app_workspaces
-        WHERE partner_app_id = ${appId} AND workspace_id = ${workspaceId}) AS connected`).pipe(
-          Effect.map((rows) => rows[0]?.connected === true)
-        ),
     connectedApps: (workspaceId) => orDie(connectedApps(workspaceId)),
     deleteByWorkspace: (workspaceId) =>
       orDie(sql`DELETE FROM partner_app_workspaces WHERE workspace_id = ${workspaceId}`).pipe(Effect.asVoid)

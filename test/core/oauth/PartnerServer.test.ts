@@ -52,9 +52,10 @@ describe("the partner authorization server", () => {
         const consent = yield* server.authorize(request, Option.some(live), Option.none())
         expect(consent).toMatchObject({ _tag: "ConsentRequired", scopes: ["profile", "meetings:read"] })
         const store = yield* PartnerStore
-        expect(yield* store.isConnected(app.id, user.workspace_id)).toBe(false)
+        const connected = Effect.map(store.getByClientIdFor(app.client_id, user.workspace_id), Option.map((found) => found.connected))
+        expect(yield* connected).toEqual(Option.some(false))
         const code = queryOf(redirectOf(yield* server.authorize(request, Option.some(live), Option.some("approve")))).code!
-        expect(yield* store.isConnected(app.id, user.workspace_id)).toBe(true)
+        expect(yield* connected).toEqual(Option.some(true))
 
         const basic = { method: "client_secret_basic" as const, clientId: app.client_id }
         const wrong = yield* Effect.flip(server.exchangeCode({ code, code_verifier: undefined, client: { ...basic, secret: "svc_pcs_v1_nope" }, redirect_uri: loopbackRedirect }))

@@ -143,12 +143,13 @@ const make = Effect.gen(function*() {
     if (Option.isNone(owner) || owner.value.workspace_id !== credential.workspace_id) {
       return yield* refuse("unauthorized", "the access token's user no longer exists")
     }
-    const app = yield* appOf(credential.client_id ?? "")
-    if (Option.isNone(app)) return yield* invalid
-    if (app.value.status !== "active") return yield* Effect.fail(PartnerAppInactive.of())
-    if (!(yield* store.isConnected(app.value.id, credential.workspace_id))) {
-      return yield* refuse("unauthorized", "the workspace is no longer connected to the partner app")
-    }
+    const held = credential.client_id === null
+      ? Option.none()
+      : yield* store.getByClientIdFor(credential.client_id, credential.workspace_id)
+    if (Option.isNone(held)) return yield* invalid
+    const { app, connected } = held.value
+    if (app.status !== "active") return yield* Effect.fail(PartnerAppInactive.of())
+    if (!connected) return yield* refuse("unauthorized", "the workspace is no longer connected to the partner app")
     const principal = new Principal({
       credential_id: credential.id,
       kind: "partner_access_token",
@@ -159,7 +160,7 @@ const make = Effect.gen(function*() {
       client_id: credential.client_id,
       expires_at: credential.expires_at
     }, trusted)
-    return { principal, app: app.value } satisfies PartnerCaller
+    return { principal, app } satisfies PartnerCaller
   })
 
   return { directory, authenticate } as const

@@ -36,8 +36,14 @@ export class PartnerStore extends Context.Tag("@convene/core/PartnerStore")<Part
   }) => Effect.Effect<DateTime.Utc>
   /** A page of the workspaces connected to the app, newest connection first (connected_at desc, id desc). */
   readonly listWorkspaces: (appId: PartnerAppId, page: Page) => Effect.Effect<Slice<ConnectedWorkspace>>
-  /** Whether the workspace is connected to the app. */
-  readonly isConnected: (appId: PartnerAppId, workspaceId: WorkspaceId) => Effect.Effect<boolean>
+  /**
+   * The app with that client id, and whether the workspace is connected to it (one lookup: what authenticating a
+   * user-context token needs).
+   */
+  readonly getByClientIdFor: (
+    clientId: string,
+    workspaceId: WorkspaceId
+  ) => Effect.Effect<Option.Option<{ readonly app: PartnerApp; readonly connected: boolean }>>
   /** Every app the workspace is connected to, whatever its status, oldest connection first (connected_at, id). */
   readonly connectedApps: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<PartnerApp>>
   /** Deletes every connection of the workspace (to any app). */

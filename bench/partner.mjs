@@ -1,0 +1,150 @@
+// The partner user context against the first-party API on the same server (issue 12): one server per store in
+// the default configuration but for the request budgets (CONVENE_RATE_LIMITS=off, which also lifts the partner
+// API's per-address budgets: a load generator on one address would otherwise measure 429s), a partner access token
+// obtained through the real OAuth flow (sign-in, consent, /oauth2/token with HTTP Basic), then autocannon on
+//   GET /v1/meetings/{id}/agenda-items?limit=20 (first-party, personal access token)
+//   GET /v1/partner/user/meetings/{id}/agenda-items?limit=20 (partner access token)
+//   POST /oauth2/token grant_type=refresh_token (one connection: each refresh rotates the token it presents)
+// Prints one JSON line per run. `pnpm bench:partner` (BENCH_STORES=memory,pglite, BENCH_SECONDS=10, BENCH_RUNS=3).
+import autocannon from "autocannon"
+import { spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { once } from "node:events"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { caller, freePort, provision, sleep } from "./support.mjs"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const env = process.env
+const stores = (env.BENCH_STORES ?? "memory,pglite").split(",")
+const seconds = Number(env.BENCH_SECONDS ?? 10)
+const runs = Number(env.BENCH_RUNS ?? 3)
+const connections = Number(env.BENCH_CONNECTIONS ?? 50)
+const OPERATOR = randomUUID()
+const PASSWORD = "correct horse battery"
+
+const startServer = async (storeEnv) => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
+    cwd: root,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: OPERATOR, CONVENE_RATE_LIMITS: "off", ...storeEnv },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  for (;;) {
+    if (child.exitCode !== null) throw new Error("the server exited")
+    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break
+    await sleep(20)
+  }
+  return { url, stop: async () => { child.kill("SIGTERM"); await once(child, "exit") } }
+}
+
+/** Cookies of one site, as a browser keeps them. */
+const jar = () => {
+  const cookies = new Map()
+  return {
+    absorb: (response) => {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair] = line.split(";")
+        const index = pair.indexOf("=")
+        cookies.set(pair.slice(0, index).trim(), pair.slice(index + 1).trim())
+      }
+    },
+    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; ")
+  }
+}
+
+const hidden = (page, name) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(page)[1].replaceAll("&amp;", "&")
+
+/** A partner access and refresh token of the user, through sign-in, consent and the token endpoint. */
+const partnerTokens = async (url, email, app, redirectUri) => {
+  const cookies = jar()
+  const browse = async (path, form) => {
+    const response = await fetch(url + path, {
+      method: form === undefined ? "GET" : "POST",
+      redirect: "manual",
+      headers: {
+        accept: "text/html",
+        cookie: cookies.header(),
+        ...(form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", origin: url })
+      },
+      ...(form === undefined ? {} : { body: new URLSearchParams(form).toString() })
+    })
+    cookies.absorb(response)
+    return { status: response.status, location: response.headers.get("location"), text: await response.text() }
+  }
+  const authorize = `/oauth2/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id: app.client_id,
+    redirect_uri: redirectUri,
+    scope: "meetings:read meetings:write",
+    state: "bench"
+  })}`
+  const signIn = await browse(`/signin?continue=${encodeURIComponent(authorize)}`)
+  await browse("/signin", { csrf: hidden(signIn.text, "csrf"), continue: authorize, email, password: PASSWORD })
+  const consent = await browse(authorize)
+  const back = await browse("/oauth2/authorize", { csrf: hidden(consent.text, "csrf"), request: hidden(consent.text, "request"), decision: "approve" })
+  const code = new URL(back.location).searchParams.get("code")
+  const response = await fetch(`${url}/oauth2/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${app.client_id}:${app.client_secret}`)}` },
+    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
+  })
+  return await response.json()
+}
+
+const measure = (options) =>
+  autocannon({ connections, pipelining: 1, duration: seconds, ...options }).then((result) => ({
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts
+  }))
+
+for (const store of stores) {
+  const dir = mkdtempSync(join(tmpdir(), "convene-bench-partner-"))
+  const server = await startServer(store === "memory" ? { CONVENE_STORE: "memory" } : { CONVENE_DATA_DIR: dir })
+  try {
+    const call = caller(server.url)
+    const { token, userId } = await provision(call, OPERATOR, ["meetings:read", "meetings:write"])
+    const { email } = await call("GET", `/operator/v1/users/${userId}`, OPERATOR)
+    const meeting = await call("POST", "/v1/meetings", token, { title: "Bench" })
+    for (let i = 0; i < 20; i++) await call("POST", "/v1/agenda-items", token, { meeting_id: meeting.id, title: `Item ${i}` })
+    const redirectUri = "http://127.0.0.1:9/callback"
+    const app = await call("POST", "/operator/v1/partner-apps", OPERATOR, { name: "Bench partner", redirect_uris: [redirectUri] })
+    const tokens = await partnerTokens(server.url, email, app, redirectUri)
+    const scenarios = {
+      "first-party agenda": { url: `${server.url}/v1/agenda-items?meeting_id=${meeting.id}&limit=20`, headers: { authorization: `Bearer ${token}` } },
+      "partner agenda": {
+        url: `${server.url}/v1/partner/user/meetings/${meeting.id}/agenda-items?limit=20`,
+        headers: { authorization: `Bearer ${tokens.access_token}` }
+      }
+    }
+    for (const [name, options] of Object.entries(scenarios)) {
+      await measure({ ...options, duration: 2 })
+      for (let run = 0; run < runs; run++) console.log(JSON.stringify({ store, scenario: name, run, ...(await measure(options)) }))
+    }
+    // Refreshes one after another: each rotates the refresh token it presents.
+    let refresh = tokens.refresh_token
+    const basic = `Basic ${btoa(`${app.client_id}:${app.client_secret}`)}`
+    const started = performance.now()
+    let count = 0
+    while (performance.now() - started < seconds * 1000) {
+      const response = await fetch(`${server.url}/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh })
+      })
+      if (response.status !== 200) throw new Error(`refresh answered ${response.status}`)
+      refresh = (await response.json()).refresh_token
+      count++
+    }
+    console.log(JSON.stringify({ store, scenario: "refresh (sequential)", perSecond: Math.round(count / seconds), meanMs: +((seconds * 1000) / count).toFixed(2) }))
+  } finally {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
