@@ -66,6 +66,21 @@ const expectEnvelope = (raw: string, status: number, code: string) => {
   expect(response.body.message).toBe(response.body.error)
 }
 
+/** A POST to `path` whose 100-byte body is sent a byte every 150 ms, until the server closes the connection. */
+const dripped = async (path: string) => {
+  const connection = await open()
+  connection.socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`)
+  const drip = setInterval(() => {
+    if (!connection.closed()) connection.socket.write(" ")
+  }, 150)
+  try {
+    expect(await connection.waitClosed(6000)).toBe(true)
+  } finally {
+    clearInterval(drip)
+  }
+  return connection
+}
+
 describe("server limits", () => {
   it("answers headers that trickle in past the headers timeout with 408 request_timeout and closes", async () => {
     const connection = await open()
@@ -78,36 +93,14 @@ describe("server limits", () => {
   })
 
   it("answers a body sent a byte at a time past the request timeout with 408 request_timeout", async () => {
-    const connection = await open()
     const started = Date.now()
-    connection.socket.write(
-      "POST /v1/meetings HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
-    )
-    const drip = setInterval(() => {
-      if (!connection.closed()) connection.socket.write(" ")
-    }, 150)
-    try {
-      expect(await connection.waitClosed(6000)).toBe(true)
-    } finally {
-      clearInterval(drip)
-    }
+    const connection = await dripped("/v1/meetings")
     expect(connection.closedAt()! - started).toBeLessThan(limits.requestTimeoutMs + 2000)
     expectEnvelope(connection.received(), 408, "request_timeout")
   })
 
   it("answers a partner request whose body is past the request timeout with 408 in the partner envelope", async () => {
-    const connection = await open()
-    connection.socket.write(
-      "POST /v1/partner/user/backlog-items HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
-    )
-    const drip = setInterval(() => {
-      if (!connection.closed()) connection.socket.write(" ")
-    }, 150)
-    try {
-      expect(await connection.waitClosed(6000)).toBe(true)
-    } finally {
-      clearInterval(drip)
-    }
+    const connection = await dripped("/v1/partner/user/backlog-items")
     const response = parse(connection.received())
     expect(response.status).toBe(408)
     expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])

@@ -26,11 +26,10 @@ import { IdempotencyStore, MeetingStore, PartnerStore, type StorePorts } from "@
 import { ConveneWith, defaultLimits, type HostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import { Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
-import { createServer } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, OPERATOR_TOKEN } from "../support/server.js"
 import { type App, partnerFlow } from "./oauth/partner-support.js"
-import { newUser, type PasswordUser } from "./oauth/support.js"
+import { freePort, newUser, type PasswordUser } from "./oauth/support.js"
 
 const USER = "/v1/partner/user"
 const ENVELOPE_KEYS = ["code", "error", "request_id"]
@@ -121,17 +120,6 @@ const controlledStore: Layer.Layer<StorePorts> = Layer.mergeAll(
 ).pipe(Layer.provideMerge(StoreMemory.layer))
 
 // ----------------------------------------------------------------------------------------------- the server
-
-/** A port nobody listens on now (the server binds it a moment later). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
 
 let url = ""
 let close: () => Promise<void> = async () => {}

@@ -28,7 +28,7 @@ import { client, OPERATOR_TOKEN } from "../../support/server.js"
 export const PASSWORD = "correct horse battery staple"
 
 /** A port nobody listens on now (the server binds it a moment later). */
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer()
     probe.once("error", reject)
