@@ -192,7 +192,7 @@ export class PartnerAdminApi extends HttpApiGroup.make("partnerAdmin")
       .annotate(OpenApi.Summary, "List the connected workspaces")
       .annotate(
         OpenApi.Description,
-        "The workspaces connected to the app (by the operator, later also by a user's OAuth consent), `{id, name, plan, " +
+        "The workspaces connected to the app (by the operator, or by a user approving it at /oauth2/authorize), `{id, name, plan, " +
           "connected_at}`, newest connection first, in the list envelope `{items, total, limit, offset}` (limit 20 by " +
           "default, at most 100). `connected_at` is when the workspace was first connected; a deleted workspace " +
           `leaves the list with its connection. ${authentication}`
