@@ -178,8 +178,12 @@ describe("several server processes sharing one PostgreSQL", () => {
     const scope = Effect.runSync(Scope.make())
     const url = await Effect.runPromise(Scope.extend(serverDatabase, scope))
     const env = { DATABASE_URL: Redacted.value(url), CONVENE_RATE_LIMITS: "FREE=10, ANONYMOUS=50" }
-    const first = await startServerProcess(env)
-    const second = await startServerProcess(env)
+    // Started side by side: under a loaded machine one start took most of the default 30 s test timeout.
+    const starting = [startServerProcess(env), startServerProcess(env)]
+    const [first, second] = await Promise.all(starting).catch(async (error: unknown) => {
+      await Promise.allSettled(starting.map((server) => server.then((started) => started.stop())))
+      throw error
+    })
     try {
       await startOfWindow()
       const ws = await workspace(first.url, "FREE")
@@ -200,7 +204,7 @@ describe("several server processes sharing one PostgreSQL", () => {
       await Promise.all([first.stop(), second.stop()])
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-  })
+  }, 90_000)
 })
 
 describe("CONVENE_RATE_LIMITS", () => {
