@@ -110,7 +110,7 @@ describe.each([
     const refused = await api.post("/oauth2/token", "grant_type=authorization_code")
     expectRefusal(refused, end, sentAt)
     expect(refused.body.error_description).toContain("rate limit of 100 requests per 5 minutes exceeded")
-  })
+  }, 60_000)
 })
 
 /** Small budgets, as an embedding host may set them (HostConfig.rateLimits.partner). */
@@ -345,7 +345,7 @@ describe("two server processes on one PostgreSQL, default configuration", () => 
     expect(notRefused(statuses)).toBe(true)
     const sentAt = Date.now()
     expectRefusal(await host(1).post("/oauth2/token", "grant_type=x"), end, sentAt)
-  })
+  }, 60_000)
 })
 
 describe("on PostgreSQL, budgets of different window lengths", () => {
@@ -377,5 +377,5 @@ describe("on PostgreSQL, budgets of different window lengths", () => {
     const [third, fourth] = await statusesOf(2, () => api.post("/oauth2/token"))
     expect(third).not.toBe(429)
     expect(fourth).toBe(429)
-  })
+  }, 75_000)
 })
