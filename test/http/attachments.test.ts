@@ -408,12 +408,15 @@ describe("refused uploads", () => {
       request.on("error", () => resolve())
       request.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n`)
       request.write(Buffer.from(everyByte(2 * 1024 * 1024)))
-      setTimeout(() => {
-        // The bytes sent so far are being stored (as a temporary file).
+      // The bytes sent so far are being stored (as a temporary file): waited for, as long as a busy machine needs.
+      const deadline = Date.now() + 15_000
+      const look = () => {
         partial = Fs.readdirSync(Path.join(blobDir, "tmp")).length
+        if (partial === 0 && Date.now() < deadline) return void setTimeout(look, 20)
         request.destroy()
         resolve()
-      }, 300)
+      }
+      setTimeout(look, 20)
     })
     expect(partial).toBe(1)
     // The server notices, deletes what it had written, and answers the next request.
