@@ -35,7 +35,8 @@ const TestOutbound = Layer.succeed(
       new URL(url).hostname === "internal.example"
         ? Effect.fail(new OutboundRefused({ message: "internal.example resolves to an address this server does not call" }))
         : Effect.void,
-    post: () => Effect.die(new Error("partner apps call nobody"))
+    post: () => Effect.die(new Error("partner apps call nobody")),
+    get: () => Effect.die(new Error("partner apps call nobody"))
   })
 )
 

@@ -17,7 +17,14 @@
  * Messages name the host the user gave, never an address it resolved to (with split-horizon DNS that would tell
  * the user something about this server's network) nor any other detail of this server.
  */
-import { Outbound, OutboundFailed, OutboundRefused, type OutboundRequest, type OutboundResponse } from "@convene/core"
+import {
+  Outbound,
+  OutboundFailed,
+  type OutboundGet,
+  OutboundRefused,
+  type OutboundRequest,
+  type OutboundResponse
+} from "@convene/core"
 import { Duration, Effect, Either, Layer } from "effect"
 import ipaddr from "ipaddr.js"
 import * as Dns from "node:dns"
@@ -284,9 +291,9 @@ export const make = (options: Options) =>
       }
     })
 
-    const call = (target: Target, request: OutboundRequest, started: number) =>
+    const call = (target: Target, request: OutboundRequest | OutboundGet, started: number) =>
       Effect.async<OutboundResponse, OutboundFailed>((resume) => {
-        const body = Buffer.from(request.body, "utf8")
+        const body = "body" in request ? Buffer.from(request.body, "utf8") : undefined
         let settled = false
         const settle = (result: Effect.Effect<OutboundResponse, OutboundFailed>) => {
           if (settled) return
@@ -303,12 +310,12 @@ export const make = (options: Options) =>
           ))
         }
         const requestOptions: Https.RequestOptions = {
-          method: "POST",
+          method: body === undefined ? "GET" : "POST",
           protocol: "https:",
           hostname: target.hostname,
           port: target.url.port === "" ? 443 : Number(target.url.port),
           path: `${target.url.pathname}${target.url.search}`,
-          headers: { ...request.headers, "content-length": String(body.length) },
+          headers: body === undefined ? { ...request.headers } : { ...request.headers, "content-length": String(body.length) },
           agent,
           // Ignored for IP literals (Node connects without a lookup): those were checked before the call.
           lookup: guardedLookup(target),
@@ -328,7 +335,8 @@ export const make = (options: Options) =>
             settle(Effect.succeed({
               status: res.statusCode ?? 0,
               body: Buffer.concat(chunks).toString("utf8"),
-              latencyMs: Math.round(performance.now() - started)
+              latencyMs: Math.round(performance.now() - started),
+              contentType: res.headers["content-type"]
             })))
           // The answer started and did not finish (Node reports it as an error, or only as a close).
           const cut = () =>
@@ -351,7 +359,8 @@ export const make = (options: Options) =>
           return
         }
         req.on("error", (error) => settle(Effect.fail(failure(error, target.host))))
-        req.end(body)
+        if (body === undefined) req.end()
+        else req.end(body)
         // Interrupted (by the time limit or by the caller): abort the request and close its socket.
         return Effect.sync(() => {
           settled = true
@@ -359,7 +368,7 @@ export const make = (options: Options) =>
         })
       })
 
-    const post = Effect.fn("Outbound.post")(function*(request: OutboundRequest) {
+    const send = (request: OutboundRequest | OutboundGet) => Effect.gen(function*() {
       const started = performance.now()
       const target = yield* Either.mapLeft(
         parseTarget(request.url, allowed),
@@ -380,7 +389,14 @@ export const make = (options: Options) =>
       )
     })
 
-    return Outbound.of({ check, post })
+    const post = Effect.fn("Outbound.post")(function*(request: OutboundRequest) {
+      return yield* send(request)
+    })
+    const get = Effect.fn("Outbound.get")(function*(request: OutboundGet) {
+      return yield* send(request)
+    })
+
+    return Outbound.of({ check, post, get })
   })
 
 /** Outbound on node:https with these rules (see `Options`). */

@@ -29,7 +29,7 @@ import { DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { loopbackRedirect, oauthOver, pkce, queryOf, redirectOf, secretKey, signedIn } from "./fixtures.js"
 import * as StoreMemory from "@convene/store-memory"
 
-const NoOutbound = Layer.succeed(Outbound, Outbound.of({ check: () => Effect.void, post: () => Effect.die(new Error("nobody is called")) }))
+const NoOutbound = Layer.succeed(Outbound, Outbound.of({ check: () => Effect.void, post: () => Effect.die(new Error("nobody is called")), get: () => Effect.die(new Error("nobody is called")) }))
 
 const PartnerServerLive = Convene.partnerOAuthLayer("https://convene.example/oauth2").pipe(
   Layer.provideMerge(Convene.partnerLayer),

@@ -70,7 +70,8 @@ const outboundLayer: Layer.Layer<Outbound | ScriptedOutbound> = Layer.effectCont
           : Effect.void
       }),
     post: (request) =>
-      Effect.zipRight(Ref.update(requests, (all) => [...all, request]), Effect.flatMap(Ref.get(answer), (script) => script(request)))
+      Effect.zipRight(Ref.update(requests, (all) => [...all, request]), Effect.flatMap(Ref.get(answer), (script) => script(request))),
+    get: () => Effect.die(new Error("webhook deliveries only POST"))
   })
   return Context.make(Outbound, outbound).pipe(Context.add(ScriptedOutbound, { requests, answer, refused }))
 }))

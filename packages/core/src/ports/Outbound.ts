@@ -1,6 +1,6 @@
 /**
- * Port: calls this server makes to addresses its users gave it (webhook endpoints; later OIDC discovery and
- * automations). The adapter owns the outbound safety rules: the host is resolved and refused when any of its
+ * Port: calls this server makes to addresses its users gave it (webhook endpoints, automations' actions, an identity
+ * provider's discovery document, token endpoint and keys). The adapter owns the outbound safety rules: the host is resolved and refused when any of its
  * addresses is loopback, private, link-local or otherwise internal (unless the operator allow-listed the host),
  * redirects are never followed, every call has a time limit and the answer a size cap.
  * Adapter: @convene/node (NodeOutbound).
@@ -28,12 +28,19 @@ export interface OutboundRequest {
   readonly body: string
 }
 
+export interface OutboundGet {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
 export interface OutboundResponse {
   readonly status: number
   /** The answer's body as text, at most the adapter's size cap (a longer answer is OutboundFailed "too_large"). */
   readonly body: string
   /** Milliseconds from the start of the call to the end of the answer. */
   readonly latencyMs: number
+  /** The answer's Content-Type header, when it had one (as sent, parameters included). */
+  readonly contentType?: string | undefined
 }
 
 export class Outbound extends Context.Tag("@convene/core/Outbound")<Outbound, {
@@ -41,6 +48,8 @@ export class Outbound extends Context.Tag("@convene/core/Outbound")<Outbound, {
   readonly check: (url: string) => Effect.Effect<void, OutboundRefused>
   /** POSTs the request; a 3xx is an answer like any other (never followed). */
   readonly post: (request: OutboundRequest) => Effect.Effect<OutboundResponse, OutboundFailed>
+  /** GETs the URL with these headers, under the same rules; a 3xx is an answer like any other (never followed). */
+  readonly get: (request: OutboundGet) => Effect.Effect<OutboundResponse, OutboundFailed>
 }>() {}
 
 /**
