@@ -28,7 +28,8 @@ const migrations = [
   "0013_partner_apps",
   "0014_partner_events",
   "0015_partner_oauth",
-  "0016_partner_rate_limits"
+  "0016_partner_rate_limits",
+  "0017_partner_domain_verifications"
 ]
 
 const scope = Effect.runSync(Scope.make())

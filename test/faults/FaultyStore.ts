@@ -23,6 +23,7 @@ import {
   ContextStore,
   BacklogItemStore,
   CredentialStore,
+  DomainVerificationStore,
   EventLog,
   IdempotencyStore,
   OAuthStore,
@@ -276,6 +277,13 @@ export const methods = {
     list: "read",
     withTrigger: "read",
     getByAction: "read"
+  },
+  DomainVerificationStore: {
+    get: "read",
+    put: "write",
+    verifiedOwner: "read",
+    lockDomain: "read",
+    due: "read"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -294,6 +302,7 @@ export const methods = {
   readonly WebhookStore: Methods<Context.Tag.Service<WebhookStore>>
   readonly PartnerStore: Methods<Context.Tag.Service<PartnerStore>>
   readonly AutomationStore: Methods<Context.Tag.Service<AutomationStore>>
+  readonly DomainVerificationStore: Methods<Context.Tag.Service<DomainVerificationStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -314,6 +323,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(WebhookStore, methods.WebhookStore),
   port(PartnerStore, methods.PartnerStore),
   port(AutomationStore, methods.AutomationStore),
+  port(DomainVerificationStore, methods.DomainVerificationStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

@@ -12,6 +12,7 @@ import type { EventLog } from "./events/EventLog.js"
 import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import type { AutomationStore } from "./partner/AutomationStore.js"
 import type { PartnerStore } from "./partner/PartnerStore.js"
+import type { DomainVerificationStore } from "./partner/idp/DomainVerificationStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
 import type { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -35,5 +36,6 @@ export type StorePorts =
   | WebhookStore
   | PartnerStore
   | AutomationStore
+  | DomainVerificationStore
   | RateLimitStore
   | Transactor

@@ -27,6 +27,7 @@ import type {
   CredentialId,
   Delivery,
   DeliveryAttempt,
+  DomainVerification,
   DeliveryId,
   Email,
   Grant,
@@ -155,6 +156,8 @@ export interface State {
   readonly partnerConnections: HashMap.HashMap<string, PartnerConnection>
   /** Partner apps' automations (each with its actions) by id. */
   readonly automations: HashMap.HashMap<AutomationId, Automation>
+  /** Partner apps' domain verifications by `JSON.stringify([partner_app_id, domain])`. */
+  readonly domainVerifications: HashMap.HashMap<string, DomainVerification>
 }
 
 /** A workspace connected to a partner app. */
@@ -196,7 +199,8 @@ const empty: State = {
   deliveryAttempts: HashMap.empty(),
   partnerApps: HashMap.empty(),
   partnerConnections: HashMap.empty(),
-  automations: HashMap.empty()
+  automations: HashMap.empty(),
+  domainVerifications: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

@@ -10,6 +10,7 @@ import * as AttachmentStore from "./AttachmentStore.js"
 import * as AutomationStore from "./AutomationStore.js"
 import * as MemoryBlobStore from "./BlobStore.js"
 import * as ContextStore from "./ContextStore.js"
+import * as DomainVerificationStore from "./DomainVerificationStore.js"
 import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
@@ -50,5 +51,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   WebhookStore.layer,
   PartnerStore.layer,
   AutomationStore.layer,
+  DomainVerificationStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

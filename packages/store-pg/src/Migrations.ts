@@ -640,6 +640,39 @@ const partnerRateLimits = Effect.gen(function*() {
   yield* sql`CREATE INDEX rate_limit_counters_end_idx ON rate_limit_counters (window_end)`
 })
 
+/**
+ * Partner domain verifications (issue 13): one row per app and domain; at most one app holds a domain verified (a
+ * partial unique index backs core's rule); the domain's rows are found together (a decision about a domain locks them
+ * all); the sweep finds the pending ones by expiry and the verified ones by their last check. Partner apps get their
+ * webhook filter: the event types their webhooks are sent for, null for every type.
+ */
+const partnerDomainVerifications = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE partner_domain_verifications (
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    domain text NOT NULL,
+    status text NOT NULL,
+    challenge text NOT NULL,
+    issued_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    verified_at timestamptz,
+    last_checked_at timestamptz,
+    last_proven_at timestamptz,
+    proof_missing_since timestamptz,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (partner_app_id, domain)
+  )`
+  yield* sql`CREATE INDEX partner_domain_verifications_domain_idx ON partner_domain_verifications (domain, partner_app_id)`
+  yield* sql`CREATE UNIQUE INDEX partner_domain_verifications_verified_key ON partner_domain_verifications (domain)
+    WHERE status = 'verified'`
+  yield* sql`CREATE INDEX partner_domain_verifications_expiry_idx ON partner_domain_verifications (expires_at)
+    WHERE status = 'pending'`
+  yield* sql`CREATE INDEX partner_domain_verifications_checked_idx ON partner_domain_verifications (last_checked_at NULLS FIRST)
+    WHERE status = 'verified'`
+  yield* sql`ALTER TABLE partner_apps ADD COLUMN webhook_events text[]`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -657,7 +690,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_partner_apps": partnerApps,
   "0014_partner_events": partnerEvents,
   "0015_partner_oauth": partnerOAuth,
-  "0016_partner_rate_limits": partnerRateLimits
+  "0016_partner_rate_limits": partnerRateLimits,
+  "0017_partner_domain_verifications": partnerDomainVerifications
 }
 
 const runMigrator = Migrator.make({})

@@ -24,6 +24,7 @@ import * as PgBlobStore from "./PgBlobStore.js"
 import * as PgContextStore from "./PgContextStore.js"
 import * as PgBacklogItemStore from "./PgBacklogItemStore.js"
 import * as PgCredentialStore from "./PgCredentialStore.js"
+import * as PgDomainVerificationStore from "./PgDomainVerificationStore.js"
 import * as PgEventLog from "./PgEventLog.js"
 import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -51,6 +52,7 @@ export {
   PgContextStore,
   PgBacklogItemStore,
   PgCredentialStore,
+  PgDomainVerificationStore,
   PgEventLog,
   PgIdempotencyStore,
   PgMeetingStore,
@@ -90,6 +92,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgWebhookStore.layer,
   PgPartnerStore.layer,
   PgAutomationStore.layer,
+  PgDomainVerificationStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

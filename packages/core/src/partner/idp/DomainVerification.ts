@@ -33,6 +33,12 @@ export class DomainVerification extends Schema.Class<DomainVerification>("Domain
   last_checked_at: Schema.NullOr(Timestamp),
   /** The last time the proof was found in DNS (verification, then each successful re-validation). */
   last_proven_at: Schema.NullOr(Timestamp),
+  /**
+   * While verified: the first re-validation since `last_proven_at` that found the proof definitively absent (null
+   * while the proof is found; a temporary DNS failure leaves it as it is). Revocation waits until it is a whole
+   * re-validation window old.
+   */
+  proof_missing_since: Schema.optionalWith(Schema.NullOr(Timestamp), { default: () => null }),
   created_at: Timestamp,
   updated_at: Timestamp
 }) {}
