@@ -29,7 +29,8 @@ const migrations = [
   "0014_partner_events",
   "0015_partner_oauth",
   "0016_partner_rate_limits",
-  "0017_partner_domain_verifications"
+  "0017_partner_domain_verifications",
+  "0018_partner_idp_configs"
 ]
 
 const scope = Effect.runSync(Scope.make())

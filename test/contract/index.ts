@@ -15,6 +15,7 @@ import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as CredentialStore from "./CredentialStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as IdpStore from "./IdpStore.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
 import * as PartnerStore from "./PartnerStore.js"
@@ -44,6 +45,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   WebhookStore.suite(name, layer)
   PartnerStore.suite(name, layer)
   AutomationStore.suite(name, layer)
+  IdpStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }

@@ -19,6 +19,7 @@ import {
   AgendaItemStore,
   AttachmentStore,
   AutomationStore,
+  IdpStore,
   BlobStore,
   ContextStore,
   BacklogItemStore,
@@ -30,6 +31,7 @@ import {
   PartnerStore,
   RateLimitStore,
   SessionStore,
+  SsoSessionStore,
   MeetingStore,
   type StorePorts,
   Transactor,
@@ -213,6 +215,7 @@ export const methods = {
     grantCredentials: "read",
     clientCredentials: "read",
     grantOf: "read",
+    hasLiveGrant: "read",
     signingKeys: "read",
     insertSigningKey: "write",
     retireSigningKey: "write",
@@ -284,6 +287,23 @@ export const methods = {
     verifiedOwner: "read",
     lockDomain: "read",
     due: "read"
+  },
+  IdpStore: {
+    getByApp: "read",
+    insert: "write",
+    update: "write",
+    deleteByApp: "write",
+    claimingApps: "read",
+    staleDiscovery: "read",
+    storeDiscovery: "write"
+  },
+  SsoSessionStore: {
+    insert: "write",
+    get: "read",
+    getByStateHash: "read",
+    finish: "write",
+    consume: "write",
+    purge: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -303,6 +323,8 @@ export const methods = {
   readonly PartnerStore: Methods<Context.Tag.Service<PartnerStore>>
   readonly AutomationStore: Methods<Context.Tag.Service<AutomationStore>>
   readonly DomainVerificationStore: Methods<Context.Tag.Service<DomainVerificationStore>>
+  readonly IdpStore: Methods<Context.Tag.Service<IdpStore>>
+  readonly SsoSessionStore: Methods<Context.Tag.Service<SsoSessionStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -324,6 +346,8 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(PartnerStore, methods.PartnerStore),
   port(AutomationStore, methods.AutomationStore),
   port(DomainVerificationStore, methods.DomainVerificationStore),
+  port(IdpStore, methods.IdpStore),
+  port(SsoSessionStore, methods.SsoSessionStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

@@ -192,7 +192,8 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
       ...actions.map((action, position) =>
         ["partner_automation_actions", { id: action.id, automation_id: automation.id, position, type: action.type, webhook_url: action.webhook_url }] as const
       )
-    ])
+    ]),
+  idpConfigs: (table) => [...HashMap.values(table)].map((row) => ["partner_idp_configs", row])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

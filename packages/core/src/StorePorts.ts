@@ -13,6 +13,8 @@ import type { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import type { AutomationStore } from "./partner/AutomationStore.js"
 import type { PartnerStore } from "./partner/PartnerStore.js"
 import type { DomainVerificationStore } from "./partner/idp/DomainVerificationStore.js"
+import type { IdpStore } from "./partner/idp/IdpStore.js"
+import type { SsoSessionStore } from "./partner/idp/SsoSessionStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
 import type { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -37,5 +39,7 @@ export type StorePorts =
   | PartnerStore
   | AutomationStore
   | DomainVerificationStore
+  | IdpStore
+  | SsoSessionStore
   | RateLimitStore
   | Transactor

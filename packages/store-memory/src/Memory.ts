@@ -33,6 +33,7 @@ import type {
   Grant,
   GrantId,
   IdempotencyRecord,
+  IdpConfig,
   LoggedEvent,
   Meeting,
   MeetingId,
@@ -43,6 +44,8 @@ import type {
   Session,
   SessionId,
   SigningKey,
+  SsoSession,
+  SsoSessionId,
   TranscriptSegment,
   User,
   UserId,
@@ -158,6 +161,10 @@ export interface State {
   readonly automations: HashMap.HashMap<AutomationId, Automation>
   /** Partner apps' domain verifications by `JSON.stringify([partner_app_id, domain])`. */
   readonly domainVerifications: HashMap.HashMap<string, DomainVerification>
+  /** Partner apps' IdP configurations (at most one each) by app id. */
+  readonly idpConfigs: HashMap.HashMap<PartnerAppId, IdpConfig>
+  /** Partner SSO sessions by id. */
+  readonly ssoSessions: HashMap.HashMap<SsoSessionId, SsoSession>
 }
 
 /** A workspace connected to a partner app. */
@@ -200,7 +207,9 @@ const empty: State = {
   partnerApps: HashMap.empty(),
   partnerConnections: HashMap.empty(),
   automations: HashMap.empty(),
-  domainVerifications: HashMap.empty()
+  domainVerifications: HashMap.empty(),
+  idpConfigs: HashMap.empty(),
+  ssoSessions: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

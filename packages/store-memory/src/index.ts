@@ -15,10 +15,12 @@ import * as BacklogItemStore from "./BacklogItemStore.js"
 import * as EventLog from "./EventLog.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as IdentityStore from "./IdentityStore.js"
+import * as IdpStore from "./IdpStore.js"
 import { eventsIn, Memory } from "./Memory.js"
 import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
 import * as PartnerStore from "./PartnerStore.js"
+import * as SsoSessionStore from "./SsoSessionStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
@@ -52,5 +54,7 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   PartnerStore.layer,
   AutomationStore.layer,
   DomainVerificationStore.layer,
+  IdpStore.layer,
+  SsoSessionStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

@@ -673,6 +673,38 @@ const partnerDomainVerifications = Effect.gen(function*() {
   yield* sql`ALTER TABLE partner_apps ADD COLUMN webhook_events text[]`
 })
 
+/**
+ * Partner IdP configurations (issue 13): at most one per app (the primary key is the app's), the IdP's client secret
+ * only sealed (SecretVault), the claim mappings as JSON text, the allowed e-mail domains as an array with a GIN index
+ * (which other app claims a domain), and the active ones by their last discovery fetch (the background refresh).
+ */
+const partnerIdpConfigs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE partner_idp_configs (
+    partner_app_id uuid PRIMARY KEY REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    id uuid NOT NULL CONSTRAINT partner_idp_configs_id_key UNIQUE,
+    name text NOT NULL,
+    discovery_url text NOT NULL,
+    idp_client_id text NOT NULL,
+    sealed_client_secret text NOT NULL,
+    scopes text[] NOT NULL,
+    claim_mappings text NOT NULL,
+    mode text NOT NULL,
+    allowed_email_domains text[] NOT NULL,
+    is_active boolean NOT NULL,
+    issuer text NOT NULL,
+    authorization_endpoint text NOT NULL,
+    token_endpoint text NOT NULL,
+    userinfo_endpoint text,
+    jwks_uri text NOT NULL,
+    discovery_last_fetched_at timestamptz NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX partner_idp_configs_domains_idx ON partner_idp_configs USING gin (allowed_email_domains)`
+  yield* sql`CREATE INDEX partner_idp_configs_discovery_idx ON partner_idp_configs (discovery_last_fetched_at, id) WHERE is_active`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -691,7 +723,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_partner_events": partnerEvents,
   "0015_partner_oauth": partnerOAuth,
   "0016_partner_rate_limits": partnerRateLimits,
-  "0017_partner_domain_verifications": partnerDomainVerifications
+  "0017_partner_domain_verifications": partnerDomainVerifications,
+  "0018_partner_idp_configs": partnerIdpConfigs
 }
 
 const runMigrator = Migrator.make({})

@@ -27,6 +27,7 @@ import * as PgCredentialStore from "./PgCredentialStore.js"
 import * as PgDomainVerificationStore from "./PgDomainVerificationStore.js"
 import * as PgEventLog from "./PgEventLog.js"
 import * as PgIdempotencyStore from "./PgIdempotencyStore.js"
+import * as PgIdpStore from "./PgIdpStore.js"
 import * as PgliteClient from "./PgliteClient.js"
 import * as PgMeetingStore from "./PgMeetingStore.js"
 import * as PgOAuthStore from "./PgOAuthStore.js"
@@ -55,6 +56,7 @@ export {
   PgDomainVerificationStore,
   PgEventLog,
   PgIdempotencyStore,
+  PgIdpStore,
   PgMeetingStore,
   PgOAuthStore,
   PgPartnerStore,
@@ -93,6 +95,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgPartnerStore.layer,
   PgAutomationStore.layer,
   PgDomainVerificationStore.layer,
+  PgIdpStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 
