@@ -30,7 +30,8 @@ const migrations = [
   "0015_partner_oauth",
   "0016_partner_rate_limits",
   "0017_partner_domain_verifications",
-  "0018_partner_idp_configs"
+  "0018_partner_idp_configs",
+  "0019_partner_sso_sessions"
 ]
 
 const scope = Effect.runSync(Scope.make())

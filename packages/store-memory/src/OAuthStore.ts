@@ -128,6 +128,11 @@ export const oauthLayer: Layer.Layer<OAuthStore, never, Memory> = Layer.effect(
         return HashMap.get((yield* memory.read).grants, id)
       }),
 
+      hasLiveGrant: Effect.fnUntraced(function*(clientId, userId) {
+        return HashMap.some((yield* memory.read).grants, (grant) =>
+          grant.client_id === clientId && grant.user_id === userId && grant.revoked_at === null)
+      }),
+
       revokeGrant: Effect.fnUntraced(function*(id, at) {
         return yield* memory.modify((state) =>
           Option.match(HashMap.get(state.grants, id), {

@@ -705,6 +705,32 @@ const partnerIdpConfigs = Effect.gen(function*() {
   yield* sql`CREATE INDEX partner_idp_configs_discovery_idx ON partner_idp_configs (discovery_last_fetched_at, id) WHERE is_active`
 })
 
+/**
+ * Partner SSO sessions (issue 13): one row per session, found by id (polling) or by the state's hash (the callback:
+ * unique); the signed-in user kept as JSON until the outcome is read; the sweep deletes them by expiry.
+ */
+const partnerSsoSessions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE partner_sso_sessions (
+    id text PRIMARY KEY,
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    idp_config_id uuid NOT NULL,
+    target text NOT NULL,
+    state text NOT NULL,
+    state_hash text NOT NULL CONSTRAINT partner_sso_sessions_state_hash_key UNIQUE,
+    nonce_hash text NOT NULL,
+    sealed_code_verifier text NOT NULL,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    finished_at timestamptz,
+    consumed_at timestamptz,
+    result text,
+    error text,
+    error_description text
+  )`
+  yield* sql`CREATE INDEX partner_sso_sessions_expires_idx ON partner_sso_sessions (expires_at)`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -724,7 +750,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_partner_oauth": partnerOAuth,
   "0016_partner_rate_limits": partnerRateLimits,
   "0017_partner_domain_verifications": partnerDomainVerifications,
-  "0018_partner_idp_configs": partnerIdpConfigs
+  "0018_partner_idp_configs": partnerIdpConfigs,
+  "0019_partner_sso_sessions": partnerSsoSessions
 }
 
 const runMigrator = Migrator.make({})

@@ -91,6 +91,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof OAuthStore>, never, 
 
     insertGrant: (grant) => uniqueWrite(sql, insertGrant(grant)),
     getGrant: (id) => grants.find({ id }),
+    hasLiveGrant: (clientId, userId) =>
+      Effect.map(
+        orDie(sql`SELECT 1 FROM grants WHERE client_id = ${clientId} AND user_id = ${userId} AND revoked_at IS NULL LIMIT 1`),
+        (rows) => rows.length > 0
+      ),
     revokeGrant: (id, at) =>
       changed(sql`
         UPDATE grants SET revoked_at = ${date(at)}

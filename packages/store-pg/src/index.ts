@@ -35,6 +35,7 @@ import * as PgPartnerStore from "./PgPartnerStore.js"
 import * as PgPool from "./PgPool.js"
 import * as PgRateLimitStore from "./PgRateLimitStore.js"
 import * as PgSessionStore from "./PgSessionStore.js"
+import * as PgSsoSessionStore from "./PgSsoSessionStore.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
 import * as PgWebhookStore from "./PgWebhookStore.js"
@@ -62,6 +63,7 @@ export {
   PgPartnerStore,
   PgRateLimitStore,
   PgSessionStore,
+  PgSsoSessionStore,
   PgTransactor,
   PgUserStore,
   PgWebhookStore,
@@ -96,6 +98,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgAutomationStore.layer,
   PgDomainVerificationStore.layer,
   PgIdpStore.layer,
+  PgSsoSessionStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

@@ -36,6 +36,8 @@ export class OAuthStore extends Context.Tag("@convene/core/OAuthStore")<OAuthSto
   readonly clientCredentials: (clientId: string) => Effect.Effect<ReadonlyArray<CredentialId>>
   /** The grant a credential was issued under, if any. */
   readonly grantOf: (credentialId: CredentialId) => Effect.Effect<Option.Option<GrantId>>
+  /** Whether the user holds a grant of the client that is not revoked (partner SSO's "prior connection"). */
+  readonly hasLiveGrant: (clientId: string, userId: UserId) => Effect.Effect<boolean>
 
   /** Every signing key, newest first. */
   readonly signingKeys: Effect.Effect<ReadonlyArray<SigningKey>>
