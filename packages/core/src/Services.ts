@@ -30,6 +30,8 @@ import * as PartnerDeliveries from "./partner/PartnerDeliveries.js"
 import * as PartnerEvents from "./partner/PartnerEvents.js"
 import { PartnerApps } from "./partner/PartnerApps.js"
 import { PartnerAuthorizationServer, PartnerOAuth } from "./partner/PartnerOAuth.js"
+import type { OidcClient } from "./partner/idp/OidcClient.js"
+import { PartnerSso } from "./partner/idp/PartnerSso.js"
 import { AttachmentLinks } from "./partner/AttachmentLinks.js"
 import { PartnerUserContext } from "./partner/PartnerUserContext.js"
 import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
@@ -40,6 +42,7 @@ import { SigningKeys } from "./oauth/SigningKeys.js"
 import type { Crypto, PasswordHasher } from "./ports/Crypto.js"
 import type { Mailer } from "./ports/Mailer.js"
 import type { Outbound } from "./ports/Outbound.js"
+import type { SecretVault } from "./ports/SecretVault.js"
 import type { StorePorts } from "./StorePorts.js"
 import { DeliveryWorker } from "./webhooks/DeliveryWorker.js"
 import * as WebhookFanOut from "./webhooks/WebhookFanOut.js"
@@ -170,6 +173,16 @@ export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Cryp
   PartnerApps.layer,
   Automations.layer
 )
+
+/**
+ * Partner single sign-on (the public /v1/partner/sso routes) with `callbackUrl` (`{base_url}/v1/partner/sso/callback`,
+ * the redirect URI registered at the identity providers). Besides the store it needs the OidcClient (@convene/node:
+ * NodeOidcClient, which calls the providers through the Outbound port), the SecretVault (the providers' client secrets)
+ * and the SecretBox (the sessions' PKCE verifiers).
+ */
+export const partnerSsoLayer = (
+  callbackUrl: string
+): Layer.Layer<PartnerSso, never, StorePorts | Crypto | SecretBox | SecretVault | OidcClient> => PartnerSso.layer(callbackUrl)
 
 export type PartnerOAuthServices = PartnerOAuth | PartnerAuthorizationServer | AttachmentLinks | PartnerUserContext
 
