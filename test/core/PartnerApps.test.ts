@@ -84,7 +84,7 @@ describe("PartnerApps", () => {
         const view = yield* (yield* PartnerApps).get(created.id)
         expect(Object.keys(view).sort()).toEqual([
           "client_id", "co_brand_logo_url", "co_brand_name", "created_at", "id", "name", "redirect_uris", "slug", "status",
-          "updated_at", "webhook_enabled", "webhook_url"
+          "updated_at", "webhook_enabled", "webhook_events", "webhook_url"
         ])
         expect(JSON.stringify(view)).not.toContain(stored.api_key_hash)
       }))

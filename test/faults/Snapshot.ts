@@ -193,6 +193,7 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
         ["partner_automation_actions", { id: action.id, automation_id: automation.id, position, type: action.type, webhook_url: action.webhook_url }] as const
       )
     ]),
+  domainVerifications: (table) => [...HashMap.values(table)].map((row) => ["partner_domain_verifications", row]),
   idpConfigs: (table) => [...HashMap.values(table)].map((row) => ["partner_idp_configs", row])
 }
 

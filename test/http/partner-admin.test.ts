@@ -50,7 +50,7 @@ const expectPartnerError = (response: Response, status: number, code: string) =>
 
 const VIEW_KEYS = [
   "client_id", "co_brand_logo_url", "co_brand_name", "created_at", "id", "name", "redirect_uris", "slug", "status",
-  "updated_at", "webhook_enabled", "webhook_url"
+  "updated_at", "webhook_enabled", "webhook_events", "webhook_url"
 ]
 
 describe("POST /operator/v1/partner-apps", () => {

@@ -31,7 +31,10 @@ const fields = "`slug`: 1 to 63 lower-case letters, digits and hyphens, starting
   "`validation_error`; `webhook_enabled` says whether one is set. `co_brand_name`: 1 to 100 characters; " +
   "`co_brand_logo_url`: an absolute HTTPS URL. `redirect_uris`: at most 20 https or loopback URIs " +
   "(`http://127.0.0.1:<port>/...`), without fragment or user information, matched exactly by the partner OAuth server; " +
-  "a URI listed twice counts once."
+  "a URI listed twice counts once. `webhook_events`: the app's webhook filter, the event types its webhooks are sent " +
+  "for (`action_item.updated`, `action_item.completed`, `partner.idp.domain_verified`, " +
+  "`partner.idp.domain_verification_failed`, `partner.idp.domain_revoked`); null (the default) sends every type, an " +
+  "empty list none; automations' calls are not filtered."
 
 export const listPartnerApps = HttpApiEndpoint.get("listPartnerApps", "/partner-apps")
   .setUrlParams(Schema.Struct(PageParams))
@@ -69,8 +72,9 @@ export const updatePartnerApp = HttpApiEndpoint.patch("updatePartnerApp", "/part
   .annotate(
     OpenApi.Description,
     "Changes the app's `status` (`active` or `suspended`: a suspended app gets 403 `partner_app_inactive` on every " +
-      "partner call, from the next request on), `name`, `webhook_url`, `co_brand_name`, `co_brand_logo_url` or " +
-      "`redirect_uris` (replaced whole). What the request leaves out is kept; null clears `webhook_url` (which turns " +
+      "partner call, from the next request on), `name`, `webhook_url`, `co_brand_name`, `co_brand_logo_url`, " +
+      "`redirect_uris` (replaced whole) or `webhook_events` (the webhook filter; null: every type). What the request " +
+      "leaves out is kept; null clears `webhook_url` (which turns " +
       `webhooks off), \`co_brand_name\` or \`co_brand_logo_url\`. The slug and the secrets cannot be changed. ${fields} ` +
       "404 when unknown."
   )

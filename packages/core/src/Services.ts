@@ -29,6 +29,7 @@ import { Automations } from "./partner/Automations.js"
 import * as PartnerDeliveries from "./partner/PartnerDeliveries.js"
 import * as PartnerEvents from "./partner/PartnerEvents.js"
 import { PartnerApps } from "./partner/PartnerApps.js"
+import { DomainVerifications } from "./partner/idp/DomainVerifications.js"
 import { PartnerAuthorizationServer, PartnerOAuth } from "./partner/PartnerOAuth.js"
 import type { OidcClient } from "./partner/idp/OidcClient.js"
 import { PartnerSso } from "./partner/idp/PartnerSso.js"
@@ -40,6 +41,7 @@ import { Sessions } from "./oauth/Sessions.js"
 import type { JwtSigner, SecretBox } from "./oauth/Signing.js"
 import { SigningKeys } from "./oauth/SigningKeys.js"
 import type { Crypto, PasswordHasher } from "./ports/Crypto.js"
+import type { DnsResolver } from "./ports/DnsResolver.js"
 import type { Mailer } from "./ports/Mailer.js"
 import type { Outbound } from "./ports/Outbound.js"
 import type { SecretVault } from "./ports/SecretVault.js"
@@ -183,6 +185,15 @@ export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Cryp
 export const partnerSsoLayer = (
   callbackUrl: string
 ): Layer.Layer<PartnerSso, never, StorePorts | Crypto | SecretBox | SecretVault | OidcClient> => PartnerSso.layer(callbackUrl)
+
+/**
+ * The partner apps' domain verifications (the admin API's /idp/domains routes and the sweep that expires and
+ * re-validates them). Besides the store it needs the DnsResolver port (@convene/node: NodeDnsResolver), which reads
+ * the TXT records; the domain events are enqueued in the one outbox and sent by `webhooksLayer`'s worker. Apart from
+ * `partnerLayer` so that what needs only the apps does not need a resolver.
+ */
+export const domainVerificationsLayer: Layer.Layer<DomainVerifications, never, StorePorts | Crypto | DnsResolver> =
+  DomainVerifications.layer
 
 export type PartnerOAuthServices = PartnerOAuth | PartnerAuthorizationServer | AttachmentLinks | PartnerUserContext
 

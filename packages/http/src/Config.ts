@@ -1,5 +1,5 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { NodeSecretBox, SmtpMailer } from "@convene/node"
+import { NodeDnsResolver, NodeSecretBox, SmtpMailer } from "@convene/node"
 import { defaultPolicy, type Plan, type RateLimitPolicy } from "@convene/core"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 import { listOf, parseTrustedProxies } from "./http/PartnerLimits.js"
@@ -85,6 +85,21 @@ export interface OutboundConfig {
   readonly ca?: ReadonlyArray<string> | undefined
 }
 
+/** Domain verification's settings: which DNS servers the TXT lookups ask, how often the sweep runs. */
+export interface DnsConfig {
+  /** CONVENE_DNS_SERVERS: `ip` or `ip:port` entries (IPv6 as `[ip]:port`); empty: the system's resolver. */
+  readonly servers: ReadonlyArray<string>
+  /** How long one try of a lookup waits, in milliseconds (NodeDnsResolver's default when left out). */
+  readonly timeoutMs?: number | undefined
+  /** How many tries a lookup makes (NodeDnsResolver's default when left out). */
+  readonly tries?: number | undefined
+  /** How often the sweep expires challenges and re-validates verified domains, in milliseconds (default one minute). */
+  readonly sweepIntervalMs?: number | undefined
+}
+
+/** The sweep's interval when the configuration leaves it out. */
+export const defaultDomainSweepIntervalMs = 60_000
+
 export interface HostConfig {
   readonly port: number
   readonly host: string
@@ -113,6 +128,8 @@ export interface HostConfig {
    * (http/PartnerLimits.ts); left out or empty, the socket's peer is the client.
    */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
+  /** Domain verification's DNS settings; left out: the system's resolver, a sweep a minute. */
+  readonly dns?: DnsConfig | undefined
 }
 
 /** The budget names CONVENE_RATE_LIMITS takes. */
@@ -157,6 +174,19 @@ const trustedProxies = Config.string("CONVENE_TRUSTED_PROXIES").pipe(
       onLeft: (problem) => Either.left(ConfigError.InvalidData([], `CONVENE_TRUSTED_PROXIES: ${problem}`)),
       onRight: () => Either.right(entries)
     })
+  ),
+  Config.withDefault<ReadonlyArray<string>>([])
+)
+
+/** CONVENE_DNS_SERVERS: a comma list of `ip[:port]` (the system's resolver when unset or empty). */
+const dnsServers = Config.string("CONVENE_DNS_SERVERS").pipe(
+  Config.mapOrFail((text) =>
+    Either.mapLeft(NodeDnsResolver.parseServers(text), (entry) =>
+      ConfigError.InvalidData(
+        [],
+        `CONVENE_DNS_SERVERS: expected a comma list of IP addresses with an optional port (for example ` +
+          `10.0.0.53,127.0.0.1:5353,[fd00::53]:53), not ${JSON.stringify(entry)}`
+      ))
   ),
   Config.withDefault<ReadonlyArray<string>>([])
 )
@@ -255,15 +285,17 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   ),
   mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option),
   rateLimits,
-  trustedProxies
+  trustedProxies,
+  dnsServers
 }).pipe(
-  Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, mailFrom, secretKey, smtpUrl, ...rest }) => {
+  Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, dnsServers, mailFrom, secretKey, smtpUrl, ...rest }) => {
     const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
     return {
       ...rest,
       baseUrl: base,
       identity: { authUrl: Option.getOrElse(authUrl, () => base).replace(/\/+$/, ""), browserSignIn, secretKey },
-      outbound: { allowHosts, smtpUrl, mailFrom }
+      outbound: { allowHosts, smtpUrl, mailFrom },
+      dns: { servers: dnsServers }
     }
   })
 )

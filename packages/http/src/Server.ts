@@ -14,6 +14,7 @@ import {
   Crypto,
   defaultPolicy,
   DeliveryWorker,
+  DomainVerifications,
   EventFeed,
   Events,
   Idempotency,
@@ -27,6 +28,7 @@ import {
   LogMailer,
   NodeCrypto,
   NodeDigests,
+  NodeDnsResolver,
   NodeOutbound,
   NodeSecretBox,
   NodeTextExtractor,
@@ -36,7 +38,7 @@ import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } 
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
 import * as ContextWorkers from "./context/ContextWorkers.js"
-import { type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Config.js"
+import { defaultDomainSweepIntervalMs, type HostConfig, identityOf, outboundOf, type StoreChoice } from "./Config.js"
 import { ActionItemsLive } from "./http/ActionItems.js"
 import { AgendaItemsLive } from "./http/AgendaItems.js"
 import { AttachmentsLive } from "./http/Attachments.js"
@@ -56,6 +58,7 @@ import * as PartnerLimits from "./http/PartnerLimits.js"
 import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
 import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/PartnerUser.js"
 import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
+import { PartnerDomainsLive } from "./http/PartnerDomains.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { WorkspaceLive } from "./http/Workspace.js"
 import { WebhooksLive } from "./http/Webhooks.js"
@@ -89,6 +92,17 @@ const Sweeper = Layer.scopedDiscard(
     )
   })
 )
+
+/**
+ * Domain verification's sweep (DomainVerifications.runSweeps), every minute unless the configuration says otherwise:
+ * expires the pending challenges whose 7 days are over and re-validates the verified domains a day after their last
+ * check. Every server process sharing a store runs it; each transition happens once all the same (core locks).
+ */
+const DomainSweep = (config: HostConfig) =>
+  Layer.scopedDiscard(
+    Effect.flatMap(DomainVerifications, (verifications) =>
+      Effect.forkScoped(verifications.runSweeps(Duration.millis(config.dns?.sweepIntervalMs ?? defaultDomainSweepIntervalMs))))
+  )
 
 /**
  * The installation's secret key as the SecretBox: it seals the private signing keys and the webhook secrets in the
@@ -149,7 +163,19 @@ const OutboundLive = (config: HostConfig) => {
  * Partner apps and their automations, whose webhook and action URLs pass the same outbound rules as workspace
  * endpoints'.
  */
-const PartnerRoomLive = (config: HostConfig) => Convene.partnerLayer.pipe(Layer.provide(OutboundLive(config)))
+const PartnerRoomLive = (config: HostConfig) =>
+  Layer.merge(
+    Convene.partnerLayer.pipe(Layer.provide(OutboundLive(config))),
+    Convene.domainVerificationsLayer.pipe(Layer.provide(DnsResolverLive(config)))
+  )
+
+/** The TXT lookups of domain verification: through CONVENE_DNS_SERVERS, or the system's resolver. */
+const DnsResolverLive = (config: HostConfig) =>
+  NodeDnsResolver.layer({
+    servers: config.dns?.servers ?? [],
+    timeoutMs: config.dns?.timeoutMs,
+    tries: config.dns?.tries
+  })
 
 /** The API (contract + handlers + security), needing the core services. */
 export const ApiLive = (config: HostConfig) =>
@@ -168,6 +194,7 @@ export const ApiLive = (config: HostConfig) =>
       OperatorLive,
       PartnerAdminLive,
       PartnerAutomationsLive,
+      PartnerDomainsLive,
       PartnerUserLive(config),
       PartnerFilesLive,
       HealthLive
@@ -233,6 +260,7 @@ export const ServeLive = (config: HostConfig) => {
     Layer.provide(ApiMiddlewareLive),
     Layer.provide(ApiLive(config)),
     Layer.provide(Sweeper),
+    Layer.provide(DomainSweep(config)),
     Layer.provide(Webhooks.worker({
       interval: Duration.millis(250),
       stopTimeout: Duration.min(Duration.millis(config.limits.shutdownTimeoutMs), Duration.seconds(10))

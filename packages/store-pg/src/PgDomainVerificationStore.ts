@@ -8,10 +8,13 @@ import { DomainVerification, DomainVerificationStore } from "@convene/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type Context, DateTime, Effect, Layer, Option, Schema } from "effect"
-import { orDie, rowOf } from "./internal/sql.js"
+import { DbTimestampOrNull, orDie, rowOf } from "./internal/sql.js"
 
-/** A `partner_domain_verifications` row, decoded to (and encoded from) a `DomainVerification`. */
-export const DomainVerificationRecord = rowOf(DomainVerification, {})
+/**
+ * A `partner_domain_verifications` row, decoded to (and encoded from) a `DomainVerification` (`proof_missing_since`, a
+ * field with a default, named as the column it is).
+ */
+export const DomainVerificationRecord = rowOf(DomainVerification, { proof_missing_since: DbTimestampOrNull })
 
 const Key = Schema.Struct({ appId: Schema.String, domain: Schema.String })
 

@@ -17,6 +17,7 @@ import {
   type OutboundRequest,
   type OutboundResponse,
   type Principal,
+  type StorePorts,
   Webhooks
 } from "@convene/core"
 import { NodeSecretBox } from "@convene/node"
@@ -95,10 +96,14 @@ const mailerLayer: Layer.Layer<Mailer | CollectingMailer> = Layer.effectContext(
 
 export const secretKey = Redacted.make(new Uint8Array(32).fill(9))
 
+/** Everything over `store`, with the test doubles of the Outbound and the Mailer. */
+export const webhooksOver = (store: Layer.Layer<StorePorts>) =>
+  Convene.webhooksLayer.pipe(
+    Layer.provideMerge(Layer.mergeAll(coreOver(store), NodeSecretBox.layer(secretKey), outboundLayer, mailerLayer))
+  )
+
 /** Everything, on a fresh in-memory store per build (webhook tests provide it per test: the worker spans the store). */
-export const WebhooksLive = Convene.webhooksLayer.pipe(
-  Layer.provideMerge(Layer.mergeAll(coreOver(StoreMemory.layer), NodeSecretBox.layer(secretKey), outboundLayer, mailerLayer))
-)
+export const WebhooksLive = webhooksOver(StoreMemory.layer)
 
 /** What a webhooks test may use: every service and port of `WebhooksLive`, and the test services (TestClock). */
 export type WebhooksServices = Layer.Layer.Success<typeof WebhooksLive> | TestServices.TestServices

@@ -25,6 +25,10 @@
  *   workspace endpoint's secret), since the server must sign with it, and shown in no other answer nor any log. An
  *   app made before webhook secrets existed has none until the operator makes one that way; until then nothing is
  *   sent to it, and `webhook_enabled` is false.
+ * - `webhook_events` is the app's webhook filter: the event types its webhooks are sent for (the partner document's
+ *   Events table, those this server sends), or null (the default) for every type. The operator sets it (create and
+ *   PATCH; null clears it, an empty list sends nothing); a type listed twice counts once. It filters the app's
+ *   webhooks only, not its automations' calls (each automation names its own trigger).
  */
 import { Schema } from "effect"
 import { Uuid, WorkspaceId } from "../shared/Ids.js"
@@ -32,6 +36,7 @@ import { requestBody, Text, Title } from "../shared/Text.js"
 import { Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
 import { Plan } from "../workspaces/Workspace.js"
+import { PartnerEventType } from "./PartnerEventType.js"
 
 export const PartnerAppId = Uuid.pipe(Schema.brand("PartnerAppId"))
 export type PartnerAppId = typeof PartnerAppId.Type
@@ -95,9 +100,15 @@ const appFields = {
   updated_at: Timestamp
 }
 
+/** The webhook filter: the event types the app's webhooks are sent for; null for every type. */
+export const WebhookEvents = Schema.NullOr(Schema.Array(PartnerEventType)).annotations({
+  description: "the event types the app's webhooks are sent for (its webhook filter); null: every type"
+})
+
 /** A partner app as stored: the record, and the hashes of its two secrets (never shown). */
 export class PartnerApp extends Schema.Class<PartnerApp>("PartnerApp")({
   ...appFields,
+  webhook_events: Schema.optionalWith(WebhookEvents, { default: () => null }),
   /** SHA-256 (hex) of the API key. */
   api_key_hash: Schema.String,
   /** SHA-256 (hex) of the OAuth client secret. */
@@ -115,6 +126,7 @@ const viewFields = {
     description: "whether the app's webhooks are sent: a webhook_url is set and the app has a webhook secret"
   }),
   webhook_url: appFields.webhook_url,
+  webhook_events: WebhookEvents,
   co_brand_name: appFields.co_brand_name,
   co_brand_logo_url: appFields.co_brand_logo_url,
   client_id: appFields.client_id,
@@ -130,6 +142,7 @@ const viewOf = (app: PartnerApp) => ({
   status: app.status,
   webhook_enabled: app.webhook_url !== null && app.sealed_webhook_secret !== null,
   webhook_url: app.webhook_url,
+  webhook_events: app.webhook_events,
   co_brand_name: app.co_brand_name,
   co_brand_logo_url: app.co_brand_logo_url,
   client_id: app.client_id,
@@ -184,7 +197,8 @@ const settableFields = {
   webhook_url: Schema.optional(Schema.NullOr(HttpsUrl)),
   co_brand_name: Schema.optional(Schema.NullOr(CoBrandName)),
   co_brand_logo_url: Schema.optional(Schema.NullOr(HttpsUrl)),
-  redirect_uris: Schema.optional(RedirectUriList)
+  redirect_uris: Schema.optional(RedirectUriList),
+  webhook_events: Schema.optional(WebhookEvents)
 }
 
 /** POST /operator/v1/partner-apps. */

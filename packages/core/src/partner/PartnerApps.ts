@@ -32,6 +32,7 @@ import {
   type UpdatePartnerApp
 } from "./PartnerApp.js"
 import { PartnerAppInactive, PartnerCredentialsRefused } from "./PartnerErrors.js"
+import type { PartnerEventType } from "./PartnerEventType.js"
 import { PartnerStore } from "./PartnerStore.js"
 
 /** The documented look of the secrets: a prefix and 32 random bytes (256 bits) in base64url. */
@@ -42,6 +43,9 @@ export const partnerClientIdPrefix = "cvp_"
 
 /** Derived slugs tried before a create gives up with 409 (`name`, `name-2`, ... `name-100`). */
 const slugAttempts = 100
+
+/** A webhook filter as stored: each type once, in the order first given. */
+const webhookEventsOf = (types: ReadonlyArray<PartnerEventType> | null) => types === null ? null : [...new Set(types)]
 
 /** A client id longer than any the server makes is unknown without asking the store. */
 const maxClientIdLength = 64
@@ -138,6 +142,7 @@ const make = Effect.gen(function*() {
       slug: base,
       status: "active",
       webhook_url: input.webhook_url ?? null,
+      webhook_events: webhookEventsOf(input.webhook_events ?? null),
       co_brand_name: input.co_brand_name ?? null,
       co_brand_logo_url: input.co_brand_logo_url ?? null,
       client_id: yield* randomToken(partnerClientIdPrefix, 16),
@@ -170,6 +175,7 @@ const make = Effect.gen(function*() {
       status: input.status ?? current.status,
       name: input.name ?? current.name,
       webhook_url: input.webhook_url === undefined ? current.webhook_url : input.webhook_url,
+      webhook_events: input.webhook_events === undefined ? current.webhook_events : webhookEventsOf(input.webhook_events),
       co_brand_name: input.co_brand_name === undefined ? current.co_brand_name : input.co_brand_name,
       co_brand_logo_url: input.co_brand_logo_url === undefined ? current.co_brand_logo_url : input.co_brand_logo_url,
       redirect_uris: redirectUris,

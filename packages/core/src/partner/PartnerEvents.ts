@@ -21,6 +21,9 @@
  * - Every app connected to the workspace is told, if it is active and has a webhook secret (and, for webhooks, a
  *   `webhook_url`). An app suspended, or whose URL was cleared, after a delivery was enqueued does not get it
  *   (PartnerDeliveries).
+ * - An app's webhook filter (`webhook_events`, set by the operator) lists the event types its webhooks are sent for;
+ *   null sends every type. An event type it leaves out is not enqueued at all. Automations are not filtered: each
+ *   says itself what triggers it.
  */
 import { type Context, Effect, Schema } from "effect"
 import { type DomainEvent, EventData, EventId } from "../events/Event.js"
@@ -35,21 +38,21 @@ import { WebhookStore } from "../webhooks/WebhookStore.js"
 import { type Automation, AutomationId, TriggerType } from "./Automation.js"
 import { AutomationStore } from "./AutomationStore.js"
 import { type PartnerApp, PartnerAppId } from "./PartnerApp.js"
+import { isSubscribed, PartnerEventType } from "./PartnerEventType.js"
 import { PartnerStore } from "./PartnerStore.js"
 
-/** The partner webhook events this server sends (of the partner document's Events table). */
-export const PartnerEventType = Schema.Literal("action_item.updated", "action_item.completed").annotations({
-  identifier: "PartnerEventType"
-})
-export type PartnerEventType = typeof PartnerEventType.Type
+export { isSubscribed, PartnerEventType } from "./PartnerEventType.js"
 
-/** A partner webhook's body (decisions.md). */
+/**
+ * A partner webhook's body (decisions.md). `workspace_id` is the workspace of the change; null for the events about
+ * the app itself (its domain verifications).
+ */
 export class PartnerEventEnvelope extends Schema.Class<PartnerEventEnvelope>("PartnerEventEnvelope")({
   event_id: EventId,
   event_type: PartnerEventType,
   occurred_at: Timestamp,
   partner_app_id: PartnerAppId,
-  workspace_id: WorkspaceId,
+  workspace_id: Schema.NullOr(WorkspaceId),
   data: EventData
 }) {}
 
@@ -146,7 +149,9 @@ export const make: Effect.Effect<
   const crypto = yield* Crypto
 
   const webhooksOf = (event: DomainEvent, app: PartnerApp, notifications: ReadonlyArray<Notification>) =>
-    whyNotSent(app, app.webhook_url) !== undefined ? Effect.succeed([]) : Effect.forEach(notifications, (notification) =>
+    whyNotSent(app, app.webhook_url) !== undefined ? Effect.succeed([]) : Effect.forEach(
+      notifications.filter((notification) => isSubscribed(app.webhook_events, notification.type)),
+      (notification) =>
       Effect.gen(function*() {
         const body = yield* Effect.orDie(encodeEnvelope(
           new PartnerEventEnvelope({
