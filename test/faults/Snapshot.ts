@@ -194,7 +194,8 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
       )
     ]),
   domainVerifications: (table) => [...HashMap.values(table)].map((row) => ["partner_domain_verifications", row]),
-  idpConfigs: (table) => [...HashMap.values(table)].map((row) => ["partner_idp_configs", row])
+  idpConfigs: (table) => [...HashMap.values(table)].map((row) => ["partner_idp_configs", row]),
+  ssoSessions: (table) => [...HashMap.values(table)].map((row) => ["partner_sso_sessions", row])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

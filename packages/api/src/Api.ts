@@ -23,6 +23,7 @@ import { OperatorApi } from "./Operator.js"
 import * as Partner from "./Partner.js"
 import { PartnerFilesApi, PartnerUserApi } from "./PartnerUser.js"
 import * as PartnerAutomations from "./PartnerAutomations.js"
+import { PartnerSsoApi } from "./PartnerSso.js"
 import { PartnerDomainsApi } from "./PartnerDomains.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
@@ -49,6 +50,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(PartnerUserApi)
   .add(PartnerFilesApi)
   .add(PartnerAutomations.PartnerAutomationsApi)
+  .add(PartnerSsoApi)
   .add(PartnerDomainsApi)
   .add(HealthApi)
   .addError(ValidationFailed)

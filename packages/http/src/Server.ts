@@ -29,6 +29,7 @@ import {
   NodeCrypto,
   NodeDigests,
   NodeDnsResolver,
+  NodeOidcClient,
   NodeOutbound,
   NodeSecretBox,
   NodeTextExtractor,
@@ -58,6 +59,7 @@ import * as PartnerLimits from "./http/PartnerLimits.js"
 import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
 import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/PartnerUser.js"
 import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
+import { PartnerSsoLive } from "./http/PartnerSso.js"
 import { PartnerDomainsLive } from "./http/PartnerDomains.js"
 import * as Webhooks from "./http/Webhooks.js"
 import { WorkspaceLive } from "./http/Workspace.js"
@@ -177,6 +179,15 @@ const DnsResolverLive = (config: HostConfig) =>
     tries: config.dns?.tries
   })
 
+/**
+ * Partner single sign-on, its callback at {base_url}/v1/partner/sso/callback: the OIDC client calls the identity
+ * providers (token endpoint, keys) under the same outbound rules as webhooks.
+ */
+const PartnerSsoRoomLive = (config: HostConfig) =>
+  Convene.partnerSsoLayer(`${config.baseUrl}/v1/partner/sso/callback`).pipe(
+    Layer.provide(NodeOidcClient.layer.pipe(Layer.provide(OutboundLive(config))))
+  )
+
 /** The API (contract + handlers + security), needing the core services. */
 export const ApiLive = (config: HostConfig) =>
   HttpApiBuilder.api(Api).pipe(
@@ -194,6 +205,7 @@ export const ApiLive = (config: HostConfig) =>
       OperatorLive,
       PartnerAdminLive,
       PartnerAutomationsLive,
+      PartnerSsoLive,
       PartnerDomainsLive,
       PartnerUserLive(config),
       PartnerFilesLive,
@@ -229,6 +241,7 @@ export const CoreLive = (config: HostConfig) =>
       Layer.provideMerge(Layer.mergeAll(OAuthLive(config), PartnerRoomLive(config)))
     ),
     WebhooksRoomLive(config),
+    PartnerSsoRoomLive(config),
     Convene.contextLayer.pipe(Layer.provide(ContextPreparationLive(config))),
     Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
   ).pipe(

@@ -321,6 +321,34 @@ export const error = (input: ErrorPage): Page =>
   )
 
 // ---------------------------------------------------------------------------------------------------------------
+// Partner single sign-on, desktop target
+
+export interface SsoFinished {
+  /** The partner app's name. */
+  readonly app: string
+  /** Whether the user was signed in. */
+  readonly signedIn: boolean
+  /** Why not, in plain words (when not signed in). */
+  readonly reason?: string | undefined
+}
+
+/** Where a desktop app's single sign-on ends: the user goes back to the app, which learns the outcome by polling. */
+export const ssoFinished = (input: SsoFinished): Page =>
+  page(
+    200,
+    layout({
+      title: input.signedIn ? "Signed in" : "Sign-in failed",
+      body: input.signedIn
+        ? html`<h1>Signed in</h1>
+<p>You are signed in to ${input.app}. Return to ${input.app} to continue.</p>
+<p class="muted">You can close this page.</p>`
+        : html`<h1>Sign-in failed</h1>
+<p>${input.reason ?? "The sign-in could not be completed."}</p>
+<p class="muted">Return to ${input.app} to try again. You can close this page.</p>`
+    })
+  )
+
+// ---------------------------------------------------------------------------------------------------------------
 // Account: the user's tokens
 
 export type TokenKindChoice = "short_lived" | "personal_access_token"
