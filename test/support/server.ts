@@ -50,6 +50,10 @@ export const startServer = async (options: {
   readonly outbound?: HostConfig["outbound"]
   /** The clock of everything the server runs (a test moves it on to make a retry due); the live one by default. */
   readonly clock?: Clock.Clock
+  /** Domain verification's DNS servers, lookup timeout and sweep interval; none: the system's resolver, a sweep a minute. */
+  readonly dns?: HostConfig["dns"]
+  /** CONVENE_SECRETS_KEY's text (IdP client secrets); none: the vault is unavailable, IdP configurations refused. */
+  readonly secretsKey?: string
 } = {}): Promise<RunningServer> => {
   const config: HostConfig = {
     port: 0,
@@ -63,7 +67,9 @@ export const startServer = async (options: {
     limits: { ...defaultLimits, ...options.limits },
     rateLimits: options.rateLimits,
     trustedProxies: options.trustedProxies,
-    outbound: options.outbound
+    outbound: options.outbound,
+    dns: options.dns,
+    secretsKey: options.secretsKey === undefined ? Option.none() : Option.some(Redacted.make(options.secretsKey))
   }
   const fallback = options.store === undefined ? defaultStore() : undefined
   // The servers' own log lines (startup, access, shutdown) are tested in test/http/observability.test.ts and

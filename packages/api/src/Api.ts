@@ -25,6 +25,7 @@ import { PartnerFilesApi, PartnerUserApi } from "./PartnerUser.js"
 import * as PartnerAutomations from "./PartnerAutomations.js"
 import { PartnerSsoApi } from "./PartnerSso.js"
 import { PartnerDomainsApi } from "./PartnerDomains.js"
+import { PartnerIdpApi } from "./PartnerIdp.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
@@ -52,6 +53,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(PartnerAutomations.PartnerAutomationsApi)
   .add(PartnerSsoApi)
   .add(PartnerDomainsApi)
+  .add(PartnerIdpApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)

@@ -70,6 +70,13 @@ export const envelopeFor = (url: string | undefined, code: string, text: string,
 export const partnerCodeOf = (code: string): string =>
   code === "bad_request" || code === "validation_error" ? "invalid_request" : code
 
+/**
+ * The code a partner group (or endpoint) answers a body that is not JSON or a field that does not decode with, where
+ * its document says other than `invalid_request` (the IdP routes: `invalid_request_body`). The host reads it from the
+ * route table (http/Routes.ts).
+ */
+export class PartnerInvalidCode extends Context.Tag("@convene/api/PartnerInvalidCode")<PartnerInvalidCode, string>() {}
+
 export const PartnerUnauthorized = wire(
   PartnerCredentialsRefused,
   PartnerEnvelope(

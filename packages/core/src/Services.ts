@@ -45,6 +45,7 @@ import type { DnsResolver } from "./ports/DnsResolver.js"
 import type { Mailer } from "./ports/Mailer.js"
 import type { Outbound } from "./ports/Outbound.js"
 import type { SecretVault } from "./ports/SecretVault.js"
+import { IdpConfigs } from "./partner/idp/IdpConfigs.js"
 import type { StorePorts } from "./StorePorts.js"
 import { DeliveryWorker } from "./webhooks/DeliveryWorker.js"
 import * as WebhookFanOut from "./webhooks/WebhookFanOut.js"
@@ -177,6 +178,15 @@ export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Cryp
 )
 
 /**
+ * The partner apps' domain verifications (the admin API's /idp/domains routes and the sweep that expires and
+ * re-validates them). Besides the store it needs the DnsResolver port (@convene/node: NodeDnsResolver), which reads
+ * the TXT records; the domain events are enqueued in the one outbox and sent by `webhooksLayer`'s worker. Apart from
+ * `partnerLayer` so that what needs only the apps does not need a resolver.
+ */
+export const domainVerificationsLayer: Layer.Layer<DomainVerifications, never, StorePorts | Crypto | DnsResolver> =
+  DomainVerifications.layer
+
+/**
  * Partner single sign-on (the public /v1/partner/sso routes) with `callbackUrl` (`{base_url}/v1/partner/sso/callback`,
  * the redirect URI registered at the identity providers). Besides the store it needs the OidcClient (@convene/node:
  * NodeOidcClient, which calls the providers through the Outbound port), the SecretVault (the providers' client secrets)
@@ -185,15 +195,6 @@ export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Cryp
 export const partnerSsoLayer = (
   callbackUrl: string
 ): Layer.Layer<PartnerSso, never, StorePorts | Crypto | SecretBox | SecretVault | OidcClient> => PartnerSso.layer(callbackUrl)
-
-/**
- * The partner apps' domain verifications (the admin API's /idp/domains routes and the sweep that expires and
- * re-validates them). Besides the store it needs the DnsResolver port (@convene/node: NodeDnsResolver), which reads
- * the TXT records; the domain events are enqueued in the one outbox and sent by `webhooksLayer`'s worker. Apart from
- * `partnerLayer` so that what needs only the apps does not need a resolver.
- */
-export const domainVerificationsLayer: Layer.Layer<DomainVerifications, never, StorePorts | Crypto | DnsResolver> =
-  DomainVerifications.layer
 
 export type PartnerOAuthServices = PartnerOAuth | PartnerAuthorizationServer | AttachmentLinks | PartnerUserContext
 
@@ -210,3 +211,11 @@ export const partnerOAuthLayer = (
     AttachmentLinks.layer,
     PartnerUserContext.layer.pipe(Layer.provide(MeetingAccess.layer))
   )
+
+/**
+ * Partner IdP configurations (/v1/partner/admin/idp): the rules of IdpConfigs, and the background refresh of their
+ * discovery documents (`IdpConfigs.refreshStale`, which the host runs on a schedule). Besides the store it needs the
+ * Outbound port (the discovery document is fetched under the outbound rules) and the SecretVault (the IdP's client
+ * secret is stored encrypted; without a key, creating a configuration is refused).
+ */
+export const idpLayer: Layer.Layer<IdpConfigs, never, StorePorts | Crypto | Outbound | SecretVault> = IdpConfigs.layer

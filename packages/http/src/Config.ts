@@ -1,5 +1,5 @@
 /** The host's configuration, read from the environment at the layer edge (decisions.md, "Host and operator interface"). */
-import { NodeDnsResolver, NodeSecretBox, SmtpMailer } from "@convene/node"
+import { NodeDnsResolver, NodeSecretBox, NodeSecretVault, SmtpMailer } from "@convene/node"
 import { defaultPolicy, type Plan, type RateLimitPolicy } from "@convene/core"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 import { listOf, parseTrustedProxies } from "./http/PartnerLimits.js"
@@ -128,6 +128,13 @@ export interface HostConfig {
    * (http/PartnerLimits.ts); left out or empty, the socket's peer is the client.
    */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
+  /**
+   * The keys that encrypt identity providers' client secrets (CONVENE_SECRETS_KEY: one key of 32 bytes in base64, or
+   * a comma list of `kid:base64` whose first seals and all open; NodeSecretVault.parseKeys). None or left out: no IdP
+   * configuration can be created (503 `secrets_key_not_configured`). Not CONVENE_SECRET_KEY (SecretBox), which seals
+   * the server's own signing keys and webhook secrets.
+   */
+  readonly secretsKey?: Option.Option<Redacted.Redacted<string>> | undefined
   /** Domain verification's DNS settings; left out: the system's resolver, a sweep a minute. */
   readonly dns?: DnsConfig | undefined
 }
@@ -189,6 +196,17 @@ const dnsServers = Config.string("CONVENE_DNS_SERVERS").pipe(
       ))
   ),
   Config.withDefault<ReadonlyArray<string>>([])
+)
+
+/** CONVENE_SECRETS_KEY, checked as NodeSecretVault reads it (the message names the variable, never the key). */
+const secretsKey = Config.redacted("CONVENE_SECRETS_KEY").pipe(
+  Config.mapOrFail((text) =>
+    Either.match(NodeSecretVault.parseKeys(Redacted.value(text)), {
+      onLeft: (problem) => Either.left(ConfigError.InvalidData([], problem)),
+      onRight: () => Either.right(text)
+    })
+  ),
+  Config.option
 )
 
 /** The outbound settings of a configuration, with the defaults of one that leaves them out. */
@@ -286,6 +304,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   mailFrom: Config.string("CONVENE_MAIL_FROM").pipe(Config.option),
   rateLimits,
   trustedProxies,
+  secretsKey,
   dnsServers
 }).pipe(
   Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, dnsServers, mailFrom, secretKey, smtpUrl, ...rest }) => {

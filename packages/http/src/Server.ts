@@ -18,6 +18,8 @@ import {
   EventFeed,
   Events,
   Idempotency,
+  PartnerSso,
+  IdpConfigs,
   RateLimits,
   Sessions,
   SigningKeys,
@@ -32,6 +34,7 @@ import {
   NodeOidcClient,
   NodeOutbound,
   NodeSecretBox,
+  NodeSecretVault,
   NodeTextExtractor,
   SmtpMailer
 } from "@convene/node"
@@ -59,6 +62,7 @@ import * as PartnerLimits from "./http/PartnerLimits.js"
 import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
 import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/PartnerUser.js"
 import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
+import { PartnerIdpLive } from "./http/PartnerIdp.js"
 import { PartnerSsoLive } from "./http/PartnerSso.js"
 import { PartnerDomainsLive } from "./http/PartnerDomains.js"
 import * as Webhooks from "./http/Webhooks.js"
@@ -75,8 +79,9 @@ import * as Telemetry from "./Telemetry.js"
 
 /**
  * Every ten minutes: deletes idempotency records past their window, ended sessions and old sign-in failures,
- * events and finished webhook deliveries older than their retention (7 days), and the stored bytes of attachments
- * no record points at any more (those of deleted meetings and workspaces).
+ * events and finished webhook deliveries older than their retention (7 days), the stored bytes of attachments
+ * no record points at any more (those of deleted meetings and workspaces), and partner SSO sessions a day after
+ * they expired.
  */
 const Sweeper = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -85,9 +90,15 @@ const Sweeper = Layer.scopedDiscard(
     const events = yield* Events
     const deliveries = yield* DeliveryWorker
     const attachments = yield* Attachments
-    yield* Effect.all([idempotency.purgeExpired(), sessions.purge(), events.purge(), deliveries.purge(), attachments.sweep()], {
-      discard: true
-    }).pipe(
+    const sso = yield* PartnerSso
+    yield* Effect.all([
+      idempotency.purgeExpired(),
+      sessions.purge(),
+      events.purge(),
+      deliveries.purge(),
+      attachments.sweep(),
+      sso.purge()
+    ], { discard: true }).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("sweep of expired records failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.minutes(10))),
       Effect.forkScoped
@@ -105,6 +116,34 @@ const DomainSweep = (config: HostConfig) =>
     Effect.flatMap(DomainVerifications, (verifications) =>
       Effect.forkScoped(verifications.runSweeps(Duration.millis(config.dns?.sweepIntervalMs ?? defaultDomainSweepIntervalMs))))
   )
+
+/**
+ * The IdP configurations' background refresh (IdpConfigs.refreshStale): every hour, the discovery documents of the
+ * active configurations fetched more than 24 hours ago, 100 at a time. Every server process sharing a store runs it;
+ * two refreshing one configuration at once both store what they fetched (the same), and a PUT made meanwhile wins.
+ */
+const IdpRefresh = Layer.scopedDiscard(
+  Effect.flatMap(IdpConfigs, (configs) =>
+    configs.refreshStale(100).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("refresh of IdP discovery documents failed", cause)),
+      Effect.repeat(Schedule.spaced(Duration.hours(1))),
+      Effect.forkScoped
+    ))
+)
+
+/**
+ * CONVENE_SECRETS_KEY as the SecretVault, which encrypts identity providers' client secrets; unset, the vault is
+ * unavailable and creating an IdP configuration is refused (503 secrets_key_not_configured).
+ */
+const SecretVaultLive = (config: HostConfig) =>
+  Option.match(config.secretsKey ?? Option.none(), {
+    onNone: () => NodeSecretVault.unavailableLayer,
+    onSome: (text) =>
+      Either.match(NodeSecretVault.parseKeys(Redacted.value(text)), {
+        onLeft: (problem) => Layer.die(new Error(problem)),
+        onRight: (keys) => NodeSecretVault.layer(keys)
+      })
+  })
 
 /**
  * The installation's secret key as the SecretBox: it seals the private signing keys and the webhook secrets in the
@@ -205,6 +244,7 @@ export const ApiLive = (config: HostConfig) =>
       OperatorLive,
       PartnerAdminLive,
       PartnerAutomationsLive,
+      PartnerIdpLive,
       PartnerSsoLive,
       PartnerDomainsLive,
       PartnerUserLive(config),
@@ -241,11 +281,13 @@ export const CoreLive = (config: HostConfig) =>
       Layer.provideMerge(Layer.mergeAll(OAuthLive(config), PartnerRoomLive(config)))
     ),
     WebhooksRoomLive(config),
+    Convene.idpLayer.pipe(Layer.provide(OutboundLive(config))),
     PartnerSsoRoomLive(config),
     Convene.contextLayer.pipe(Layer.provide(ContextPreparationLive(config))),
     Convene.attachmentsLayer.pipe(Layer.provide(NodeDigests.layer))
   ).pipe(
     Layer.provide(SecretBoxLive(config)),
+    Layer.provide(SecretVaultLive(config)),
     Layer.provideMerge(Convene.layer),
     Layer.merge(RateLimitsLive(config)),
     Layer.merge(EventFeed.layer({
@@ -273,6 +315,7 @@ export const ServeLive = (config: HostConfig) => {
     Layer.provide(ApiMiddlewareLive),
     Layer.provide(ApiLive(config)),
     Layer.provide(Sweeper),
+    Layer.provide(IdpRefresh),
     Layer.provide(DomainSweep(config)),
     Layer.provide(Webhooks.worker({
       interval: Duration.millis(250),

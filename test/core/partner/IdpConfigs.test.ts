@@ -9,7 +9,7 @@ import {
   Convene,
   CreateIdpConfig,
   CreatePartnerApp,
-  DomainVerification,
+  type DomainVerification,
   DomainVerificationStore,
   EmailDomain,
   IdpConfigs,
@@ -27,6 +27,7 @@ import {
 import { NodeSecretBox, NodeSecretVault } from "@convene/node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { DateTime, Effect, Either, Layer, Logger, Option, Redacted, Ref, Schema, TestClock } from "effect"
+import { domainVerification } from "../../support/verifications.js"
 import { CoreLive } from "../fixtures.js"
 
 type Answer = OutboundResponse | OutboundFailed
@@ -97,20 +98,7 @@ const freshDomain = () => EmailDomain.make(`acme-${crypto.randomUUID().slice(0, 
 /** Stores the app's verification of `domain` in `status`, as the domain verification room would. */
 const verification = (app: PartnerApp, domain: EmailDomain, status: DomainVerification["status"] = "verified") =>
   Effect.gen(function*() {
-    const at = yield* DateTime.now
-    yield* (yield* DomainVerificationStore).put(new DomainVerification({
-      partner_app_id: app.id,
-      domain,
-      status,
-      challenge: crypto.randomUUID(),
-      issued_at: at,
-      expires_at: DateTime.add(at, { days: 7 }),
-      verified_at: status === "verified" ? at : null,
-      last_checked_at: null,
-      last_proven_at: status === "verified" ? at : null,
-      created_at: at,
-      updated_at: at
-    }))
+    yield* (yield* DomainVerificationStore).put(domainVerification(app.id, domain, status, yield* DateTime.now))
   })
 
 /** An app with a verified domain and a provider serving its document: what a valid create needs. */

@@ -167,13 +167,17 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       const failures = Cause.failures(cause)
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = yield* FiberRef.get(CurrentRequestId)
+      // The partner code of a request that does not decode: the route's own (the IdP routes' invalid_request_body),
+      // else invalid_request.
+      const invalidCode = Option.flatMap(yield* Effect.serviceOption(CurrentRoute), (route) => Option.fromNullable(route.invalidCode))
       const decode = Chunk.findFirst(failures, isDecodeError)
       if (Option.isSome(decode)) {
         const invalid = validationErrorOf(decode.value)
         // The partner API's 400 (the contract's PartnerInvalidRequest) is its own envelope, whatever the endpoint.
         // An agenda item type outside the four is the partner document's own code.
         if (isPartnerPath(pathOf(request.url))) {
-          return failure(request.url, 400, invalid.field === "item_type" ? "invalid_item_type" : "invalid_request", invalid.message, requestId)
+          const code = invalid.field === "item_type" ? "invalid_item_type" : Option.getOrElse(invalidCode, () => "invalid_request")
+          return failure(request.url, 400, code, invalid.message, requestId)
         }
         return yield* Effect.fail(invalid)
       }
@@ -183,7 +187,10 @@ const answerFailures = <R>(app: HttpApp.Default<never, R>) =>
       if (Chunk.isNonEmpty(failures)) return yield* Effect.failCause(cause)
       const rejected = Chunk.findFirst(Cause.defects(cause), (defect) => defect instanceof BodyRejected)
       if (Option.isSome(rejected) && rejected.value instanceof BodyRejected) {
-        return failure(request.url, rejected.value.status, rejected.value.code, rejected.value.reason, requestId)
+        const code = rejected.value.code === "bad_request" && isPartnerPath(pathOf(request.url))
+          ? Option.getOrElse(invalidCode, () => rejected.value.code)
+          : rejected.value.code
+        return failure(request.url, rejected.value.status, code, rejected.value.reason, requestId)
       }
       if (Chunk.some(Cause.defects(cause), isLostToDeletion)) {
         return failure(request.url, 409, "conflict", "something this request refers to was deleted while it ran; nothing was changed", requestId)

@@ -15,6 +15,7 @@ import type * as HttpMethod from "@effect/platform/HttpMethod"
 import { Context, Option } from "effect"
 import { Api } from "@convene/api/Api"
 import { Idempotent } from "@convene/api/Idempotency"
+import { PartnerInvalidCode } from "@convene/api/Partner"
 
 const { FindMyWay } = HttpLayerRouter
 
@@ -41,6 +42,8 @@ export interface Route {
   readonly body: BodyKind
   /** The endpoint honours Idempotency-Key. */
   readonly idempotent: boolean
+  /** The partner code of a body or field that does not decode, when not `invalid_request` (PartnerInvalidCode). */
+  readonly invalidCode?: string | undefined
 }
 
 const bodyOf = (endpoint: Pick<HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>, "payloadSchema">): BodyKind =>
@@ -87,7 +90,11 @@ export const make = (options: { readonly operator: boolean; readonly extra: Read
         method: endpoint.method,
         path: endpoint.path,
         body: bodyOf(endpoint),
-        idempotent: Context.getOption(endpoint.annotations, Idempotent).pipe(Option.getOrElse(() => false))
+        idempotent: Context.getOption(endpoint.annotations, Idempotent).pipe(Option.getOrElse(() => false)),
+        invalidCode: Context.getOption(endpoint.annotations, PartnerInvalidCode).pipe(
+          Option.orElse(() => Context.getOption(group.annotations, PartnerInvalidCode)),
+          Option.getOrUndefined
+        )
       })
     }
   })
