@@ -21,7 +21,10 @@ import { wire } from "./Errors.js"
 import { PartnerAdminAuth, PartnerEnvelope, partnerEnvelope, PartnerInvalidRequest, partnerPrefix } from "./Partner.js"
 import { PartnerRateLimited } from "./PartnerLimits.js"
 
-/** The answer of a verify that issued the first challenge of the domain (201); a later verify answers the record (200). */
+/**
+ * The answer of a verify that issued the first challenge of the domain (201; a later verify answers the record, 200).
+ * The two share their fields, so the handler answers the 201 itself (the platform encodes with the first that fits).
+ */
 export class StartedDomainVerification extends Schema.Class<StartedDomainVerification>("StartedDomainVerification")(
   DomainVerificationView.fields
 ) {}
@@ -77,8 +80,8 @@ export class PartnerDomainsApi extends HttpApiGroup.make("partnerDomains")
   .add(
     HttpApiEndpoint.post("verifyDomain", "/idp/domains/:domain/verify")
       .setPath(DomainPath)
-      .addSuccess(StartedDomainVerification, { status: 201 })
       .addSuccess(DomainVerificationView)
+      .addSuccess(StartedDomainVerification, { status: 201 })
       .addError(DomainAlreadyClaimed)
       .annotate(OpenApi.Summary, "Start or rotate a domain's DNS challenge")
       .annotate(

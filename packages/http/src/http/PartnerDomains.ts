@@ -1,13 +1,17 @@
 /**
  * The partner admin API's domain verification: the app is the one PartnerAdminAuth authenticated (CurrentPartnerApp);
- * the core decides (DomainVerifications). A verify that issued the domain's first challenge answers 201.
+ * the core decides (DomainVerifications). A verify that issued the domain's first challenge answers 201 (the contract's
+ * StartedDomainVerification), answered here since the platform would encode the record with the first schema it fits.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { DomainVerifications } from "@convene/core"
-import { Effect } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { DomainVerifications, DomainVerificationView } from "@convene/core"
+import { Effect, Schema } from "effect"
 import { Api } from "@convene/api/Api"
 import { CurrentPartnerApp } from "@convene/api/Partner"
-import { StartedDomainVerification } from "@convene/api/PartnerDomains"
+
+/** The record as JSON (the 201 is answered here: see StartedDomainVerification). */
+const encodeView = (verification: DomainVerificationView) => Effect.orDie(Schema.encode(DomainVerificationView)(verification))
 
 export const PartnerDomainsLive = HttpApiBuilder.group(Api, "partnerDomains", (handlers) =>
   Effect.gen(function*() {
@@ -17,7 +21,8 @@ export const PartnerDomainsLive = HttpApiBuilder.group(Api, "partnerDomains", (h
         Effect.gen(function*() {
           const app = yield* CurrentPartnerApp
           const { created, verification } = yield* verifications.verify(app.id, path.domain)
-          return created ? new StartedDomainVerification(verification) : verification
+          if (!created) return verification
+          return HttpServerResponse.unsafeJson(yield* encodeView(verification), { status: 201 })
         }))
       .handle("getDomainVerification", ({ path }) =>
         Effect.flatMap(CurrentPartnerApp, (app) => verifications.status(app.id, path.domain)))
