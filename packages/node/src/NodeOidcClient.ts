@@ -17,7 +17,8 @@ export const algorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
 
 type KeySet = ReturnType<typeof createLocalJWKSet>
 
-const exchangeFailed = (message: string) => new OidcFailure({ step: "exchange", message })
+const exchangeFailed = (message: string, error?: string) =>
+  new OidcFailure({ step: "exchange", message, ...(error === undefined ? {} : { error }) })
 const tokenFailed = (message: string) => new OidcFailure({ step: "id_token", message })
 
 /** The provider's `error` code when its answer carries a plain one (never its description: it is the provider's text). */
@@ -111,7 +112,7 @@ export const make = Effect.gen(function*() {
       }).pipe(Effect.mapError((failed) => exchangeFailed(`the token endpoint could not be reached: ${failed.message}`)))
       if (answer.status !== 200) {
         const code = errorCodeOf(answer.body)
-        return yield* exchangeFailed(`the token endpoint answered ${answer.status}${code === undefined ? "" : ` ${code}`}`)
+        return yield* exchangeFailed(`the token endpoint answered ${answer.status}${code === undefined ? "" : ` ${code}`}`, code)
       }
       const parsed = parseJson(answer.body)
       const idToken = typeof parsed === "object" && parsed !== null ? (parsed as { readonly id_token?: unknown }).id_token : undefined

@@ -67,6 +67,8 @@ const idp = {
   rawToken: undefined as string | undefined,
   tokenError: { status: 400, body: JSON.stringify({ error: "invalid_grant" }) },
   tokenRequests: [] as Array<OutboundRequest>,
+  /** The token endpoint takes only client_secret_post (HTTP Basic is invalid_client). */
+  onlyPost: false,
   keyFetches: 0
 }
 
@@ -83,6 +85,7 @@ const IdpOutbound = Layer.succeed(
       Effect.promise(async () => {
         if (request.url !== tokenEndpoint) return answer(404, "{}")
         idp.tokenRequests.push(request)
+        if (idp.onlyPost && request.headers.authorization !== undefined) return answer(401, JSON.stringify({ error: "invalid_client" }))
         if (idp.rawToken !== undefined) return answer(200, JSON.stringify({ id_token: idp.rawToken, token_type: "Bearer" }))
         if (idp.claims === undefined || idp.signer === undefined) return answer(idp.tokenError.status, idp.tokenError.body)
         const idToken = await sign(idp.claims, idp.signer)
@@ -300,6 +303,20 @@ describe("PartnerSso", () => {
         expect(yield* refusalOf(sso.session(started.session_id))).toBe("not_found")
       }))
 
+    it.effect("a token endpoint that refuses HTTP Basic as invalid_client gets the client id and secret in the form", () =>
+      Effect.gen(function*() {
+        const { app, user } = yield* world()
+        idp.tokenRequests = []
+        idp.onlyPost = true
+        const { answered } = yield* signIn(app.slug, user.email).pipe(Effect.ensuring(Effect.sync(() => (idp.onlyPost = false))))
+        expect(answered.outcome).toBe("completed")
+        expect(idp.tokenRequests).toHaveLength(2)
+        const form = new URLSearchParams(idp.tokenRequests[1]!.body)
+        expect(idp.tokenRequests[1]!.headers.authorization).toBeUndefined()
+        expect([form.get("client_id"), form.get("client_secret")]).toEqual([idpClientId, idpSecret])
+        expect(form.get("code")).toBe(new URLSearchParams(idp.tokenRequests[0]!.body).get("code"))
+      }))
+
     it.effect("the web target goes back to the app's first redirect URI with sso_session_id, and error on failure", () =>
       Effect.gen(function*() {
         const { app, user } = yield* world()
@@ -411,8 +428,11 @@ describe("PartnerSso", () => {
         const sso = yield* PartnerSso
         const started = yield* sso.initiate({ slug: app.slug, target: "desktop" })
         idp.claims = undefined
+        idp.tokenRequests = []
         const answered = yield* sso.callback({ code: "c", state: paramsOf(started.authorization_url).get("state")! })
         expect(answered.outcome).toBe("token_exchange_failed")
+        // invalid_grant is no reason to try another client authentication.
+        expect(idp.tokenRequests).toHaveLength(1)
         expect(yield* sso.session(started.session_id)).toMatchObject({
           status: "failed",
           error: "token_exchange_failed",

@@ -38,11 +38,11 @@ const CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
  */
 const PARTNER_CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
   ...CODES_BY_STATUS,
-  400: ["invalid_request", "invalid_item_type", "idempotency_key_invalid"],
+  400: ["invalid_request", "invalid_item_type", "idempotency_key_invalid", "sso_not_configured", "invalid_state"],
   401: ["missing_api_key", "missing_client_id", "invalid_credentials", "missing_authorization", "invalid_authorization_format", "unauthorized"],
   402: ["plan_required"],
   403: ["partner_app_inactive", "insufficient_scope", "forbidden"],
-  409: ["conflict", "idempotency_conflict"],
+  409: ["conflict", "idempotency_conflict", "session_already_processed"],
   429: ["rate_limit_exceeded"]
 }
 

@@ -10,7 +10,9 @@ import { Context, type Effect, type Redacted, Schema } from "effect"
 export class OidcFailure extends Schema.TaggedError<OidcFailure>()("OidcFailure", {
   step: Schema.Literal("exchange", "id_token"),
   /** Names the provider's answer, never a secret. */
-  message: Schema.String
+  message: Schema.String,
+  /** The provider's OAuth error code (`invalid_client`, `invalid_grant`, ...), when it answered one. */
+  error: Schema.optional(Schema.String)
 }) {}
 
 /** How the client authenticates at the token endpoint (HTTP Basic, or the client id and secret in the form). */

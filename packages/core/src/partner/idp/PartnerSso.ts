@@ -5,6 +5,9 @@
  * the IdP's authorization URL), `callback` (the IdP's answer) and `session` (the app polls the outcome).
  *
  * Decisions where the document is silent:
+ * - the code is exchanged with HTTP Basic (client_secret_basic); when the token endpoint refuses that as
+ *   `invalid_client`, once more with the client id and secret in the form (client_secret_post), for providers that
+ *   take only that (the stored configuration does not keep the provider's list of methods).
  * - initiate needs an active app with an active IdP configuration; it makes a session (id: 128 random bits), a state
  *   and a nonce (256 random bits each, kept hashed) and a PKCE verifier (kept sealed), and answers the IdP's
  *   authorization URL (response_type code, the configuration's client id and scopes, redirect_uri the callback,
@@ -43,7 +46,7 @@ import { DomainVerificationStore } from "./DomainVerificationStore.js"
 import { domainOfEmail } from "./EmailDomain.js"
 import type { IdpConfig } from "./IdpConfig.js"
 import { IdpStore } from "./IdpStore.js"
-import { OidcClient } from "./OidcClient.js"
+import { type IdpClientAuth, OidcClient } from "./OidcClient.js"
 import {
   isSsoSessionId,
   SsoFailure,
@@ -299,22 +302,28 @@ const make = (callbackUrl: string) =>
           error_description: description
         })
         if (params.error !== undefined) return failed("idp_error", describe(params.error, params.error_description))
-        if (params.code === undefined || params.code.length > maxParameter) return failed("invalid_callback", "the callback carried no code")
+        const code = params.code
+        if (code === undefined || code.length > maxParameter) return failed("invalid_callback", "the callback carried no code")
         const secret = yield* Effect.either(vault.open(config.sealed_client_secret))
         const verifier = yield* Effect.either(box.open(session.sealed_code_verifier))
         if (secret._tag === "Left" || verifier._tag === "Left") {
           yield* Effect.logWarning("partner SSO: a sealed secret of the session or the IdP configuration does not open")
           return failed("token_exchange_failed", "the identity provider's client secret cannot be read by this server")
         }
-        const exchanged = yield* Effect.either(oidc.exchangeCode({
-          tokenEndpoint: config.token_endpoint,
-          clientId: config.idp_client_id,
-          clientSecret: Redacted.make(secret.right),
-          auth: "client_secret_basic",
-          code: params.code,
-          redirectUri: callbackUrl,
-          codeVerifier: Redacted.make(verifier.right)
-        }))
+        const exchange = (auth: IdpClientAuth) =>
+          Effect.either(oidc.exchangeCode({
+            tokenEndpoint: config.token_endpoint,
+            clientId: config.idp_client_id,
+            clientSecret: Redacted.make(secret.right),
+            auth,
+            code,
+            redirectUri: callbackUrl,
+            codeVerifier: Redacted.make(verifier.right)
+          }))
+        // HTTP Basic first (RFC 6749's default); a provider that refuses it as invalid_client (it takes only
+        // client_secret_post) has not looked at the code yet, which is sent again in the form.
+        const first = yield* exchange("client_secret_basic")
+        const exchanged = first._tag === "Left" && first.left.error === "invalid_client" ? yield* exchange("client_secret_post") : first
         if (exchanged._tag === "Left") return failed("token_exchange_failed", exchanged.left.message)
         const claims = yield* Effect.either(oidc.verifiedClaims(exchanged.right, config.jwks_uri))
         if (claims._tag === "Left") return failed("invalid_id_token", claims.left.message)
