@@ -193,6 +193,25 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         expect(yield* store.getGrant(full.id)).toEqual(Option.some(full))
       }))
 
+    it.effect("hasLiveGrant: whether the user holds an unrevoked grant of that client", () =>
+      Effect.gen(function*() {
+        const store = yield* OAuthStore
+        const ws = yield* seedWorkspace()
+        const ann = yield* seedUser(ws.id)
+        const bob = yield* seedUser(ws.id)
+        const clientId = `client-${uuid()}`
+        expect(yield* store.hasLiveGrant(clientId, ann.id)).toBe(false)
+        const first = yield* seedGrant(ann, clientId)
+        const second = yield* seedGrant(ann, clientId)
+        yield* seedGrant(bob, `client-${uuid()}`)
+        expect(yield* store.hasLiveGrant(clientId, ann.id)).toBe(true)
+        expect(yield* store.hasLiveGrant(clientId, bob.id)).toBe(false)
+        yield* store.revokeGrant(first.id, minutes(1))
+        expect(yield* store.hasLiveGrant(clientId, ann.id)).toBe(true)
+        yield* store.revokeGrant(second.id, minutes(2))
+        expect(yield* store.hasLiveGrant(clientId, ann.id)).toBe(false)
+      }))
+
     it.effect("revokeGrant marks the grant once and answers whether it changed", () =>
       Effect.gen(function*() {
         const store = yield* OAuthStore

@@ -21,6 +21,7 @@ import * as OAuthStore from "./OAuthStore.js"
 import * as PartnerStore from "./PartnerStore.js"
 import * as RateLimitStore from "./RateLimitStore.js"
 import * as SessionStore from "./SessionStore.js"
+import * as SsoSessionStore from "./SsoSessionStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
 import * as WebhookStore from "./WebhookStore.js"
@@ -46,6 +47,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   PartnerStore.suite(name, layer)
   AutomationStore.suite(name, layer)
   IdpStore.suite(name, layer)
+  SsoSessionStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }
