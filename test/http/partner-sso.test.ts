@@ -270,6 +270,7 @@ describe("partner single sign-on against oidc-provider", () => {
     const id = done.url.searchParams.get("sso_session_id")!
     const polled = await session(id)
     expect(polled.status).toBe(200)
+    expect(polled.headers.get("cache-control")).toBe("no-store")
     expect(polled.body).toMatchObject({
       session_id: id,
       status: "completed",

@@ -2,9 +2,10 @@
  * Partner single sign-on's handlers: the core decides (PartnerSso); the host answers its redirects and the desktop
  * page. The callback's answer goes to the session's target: a 302 to the app's redirect URI (web), or the page
  * telling the user to return to the app (desktop). Redirects carry no Referer (the callback's URL holds the IdP's
- * code) and are never cached.
+ * code) and are never cached, nor are initiate's and the session's answers (a state, a signed-in user).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type CallbackAnswer, PartnerSso } from "@convene/core"
 import { Effect } from "effect"
@@ -18,6 +19,11 @@ const redirect = (location: string) =>
     status: 302,
     headers: { location, "cache-control": "no-store", "referrer-policy": "no-referrer" }
   })
+
+/** `Cache-Control: no-store` on the answer of the request being handled. */
+const noStore = HttpApp.appendPreResponseHandler((_, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store"))
+)
 
 /** Why a desktop sign-in failed, in the words of the page. */
 const reasons: Record<Exclude<CallbackAnswer["outcome"], "completed">, string> = {
@@ -49,10 +55,10 @@ export const PartnerSsoLive = HttpApiBuilder.group(Api, "partnerSso", (handlers)
     return handlers
       .handle("ssoInfo", ({ path }) => sso.info(path.slug).pipe(Effect.mapError(lookupFailureOf)))
       .handle("ssoInitiate", ({ urlParams }) =>
-        sso.initiate({ slug: urlParams.slug, target: urlParams.target ?? "web" }).pipe(
+        Effect.zipRight(noStore, sso.initiate({ slug: urlParams.slug, target: urlParams.target ?? "web" })).pipe(
           Effect.map((initiated) => urlParams.auto === "true" ? redirect(initiated.authorization_url) : initiated),
           Effect.mapError(initiateFailureOf)
         ))
       .handle("ssoCallback", ({ urlParams }) => sso.callback(urlParams).pipe(Effect.map(answer), Effect.mapError(callbackFailureOf)))
-      .handle("ssoSession", ({ path }) => sso.session(path.session_id).pipe(Effect.mapError(lookupFailureOf)))
+      .handle("ssoSession", ({ path }) => Effect.zipRight(noStore, sso.session(path.session_id)).pipe(Effect.mapError(lookupFailureOf)))
   }))
