@@ -150,8 +150,9 @@ export class PartnerSsoApi extends HttpApiGroup.make("partnerSso")
       .annotate(
         OpenApi.Description,
         "Where the IdP sends the browser back (query `code`, `state`, or `error`, `error_description`). The state " +
-          "finds the session; the code is exchanged at the IdP's token endpoint (client_secret_basic, PKCE " +
-          "verifier) and the ID token verified with the IdP's keys: signature, `iss`, `aud` (the IdP client id), " +
+          "finds the session; the code is exchanged at the IdP's token endpoint (client_secret_basic, or " +
+          "client_secret_post when the IdP refuses that as invalid_client; the PKCE verifier) and the ID token " +
+          "verified with the IdP's keys: signature, `iss`, `aud` (the IdP client id), " +
           "`azp` when present, `exp` (60 s of tolerance), `nonce`. The e-mail comes from the claim " +
           "`claim_mappings.email` (`email_verified: false` is refused); its domain must be allowed (strict: among " +
           "`allowed_email_domains` and verified by the app; partner_managed: the same when the list is not empty, " +
