@@ -15,6 +15,7 @@
  *
  * The probes at the end are the review's, each with its exact answer, and the failures the fuzzer found.
  */
+import dns2 from "dns2"
 import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, OPERATOR_TOKEN, startServer } from "../support/server.js"
@@ -49,13 +50,25 @@ const ANSWER_WITHIN_MS = 4_000
  */
 const unlimited = 1_000_000_000
 const unlimitedPartner = { limit: unlimited, windowMs: 60_000 }
+/** A DNS server of the test's own that knows no name (NXDOMAIN: a definitive answer), for the domain checks. */
+const dnsServer = dns2.createServer({
+  udp: true,
+  handle: (request, send) => {
+    const response = dns2.Packet.createResponseFromRequest(request)
+    response.header.rcode = 3
+    void send(response)
+  }
+})
+const dnsPort = (await dnsServer.listen({ udp: { port: 0, address: "127.0.0.1" } })).udp!.port
+afterAll(() => dnsServer.close())
 const server = await startServer({
   rateLimits: {
     perPlan: { FREE: unlimited, PRO: unlimited, ELITE: unlimited, ENTERPRISE: unlimited },
     anonymous: unlimited,
     windowMs: 60_000,
     partner: { partner_user: unlimitedPartner, partner_admin: unlimitedPartner, oauth: unlimitedPartner, sso_info: unlimitedPartner }
-  }
+  },
+  dns: { servers: [`127.0.0.1:${dnsPort}`], timeoutMs: 1000, tries: 2 }
 })
 afterAll(() => server.close())
 
@@ -194,8 +207,11 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
     expect(partner).toEqual([
       "GET /v1/partner/admin/app",
       "GET /v1/partner/admin/automations",
+      "GET /v1/partner/admin/idp/domains/{domain}",
       "GET /v1/partner/admin/workspaces",
-      "POST /v1/partner/admin/automations"
+      "POST /v1/partner/admin/automations",
+      "POST /v1/partner/admin/idp/domains/{domain}/check",
+      "POST /v1/partner/admin/idp/domains/{domain}/verify"
     ])
     // The partner user context, with a partner OAuth access token (the `partnerBearer` scheme), and the pre-signed
     // download URLs, which need none.

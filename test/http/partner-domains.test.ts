@@ -8,11 +8,12 @@
  * the environment's wiring.
  */
 import type { StorePorts } from "@convene/core"
+import { describeConfigError, hostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { verify } from "@octokit/webhooks-methods"
 import dns2 from "dns2"
-import { Clock, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Either, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
 import { startServerProcess } from "../support/process.js"
@@ -266,12 +267,12 @@ describe.each(stores)("domain verification ($name)", (store) => {
     expectPartnerError(await otherAdmin.post(`/v1/partner/admin/idp/domains/${domain}/verify`), 409, "domain_already_claimed", domain)
     const sub = await otherAdmin.post(`/v1/partner/admin/idp/domains/eu.${domain}/verify`)
     expect(sub.status).toBe(201)
-    expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/eu.${domain}`), 404, "domain_verification_not_found", `eu.${domain}`)
+    expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/eu.${domain}`), 404, "not_found", `eu.${domain}`)
   })
 
   it("answers every bad request in the partner envelope: unknown domain 404, invalid domain 400 naming it, no credentials 401", async () => {
-    expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/never-${tag}.example`), 404, "domain_verification_not_found")
-    expectPartnerError(await admin.post(`/v1/partner/admin/idp/domains/never-${tag}.example/check`), 404, "domain_verification_not_found")
+    expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/never-${tag}.example`), 404, "not_found")
+    expectPartnerError(await admin.post(`/v1/partner/admin/idp/domains/never-${tag}.example/check`), 404, "not_found")
     for (const bad of ["localhost", "1.2.3.4", "a..b.example", "-bad.example", "under_score.example", `${"a".repeat(64)}.example`]) {
       const answer = await admin.post(`/v1/partner/admin/idp/domains/${encodeURIComponent(bad)}/verify`)
       expectPartnerError(answer, 400, "invalid_request", "domain: must be a domain name")
@@ -337,6 +338,32 @@ describe.each(stores)("domain verification ($name)", (store) => {
     expect((await filteredAdmin.post(`/v1/partner/admin/idp/domains/${domain}/check`)).body.status).toBe("verified")
     expect(await eventsWhen(path, filtered.webhook_secret, 1)).toEqual([["partner.idp.domain_verified", domain, "verified"]])
   })
+})
+
+describe("CONVENE_DNS_SERVERS", () => {
+  const read = (value: string | undefined) =>
+    Effect.runSync(Effect.either(Effect.withConfigProvider(
+      hostConfig,
+      ConfigProvider.fromMap(new Map(value === undefined ? [] : [["CONVENE_DNS_SERVERS", value]]))
+    ))).pipe(Either.map((config) => config.dns?.servers), Either.mapLeft(describeConfigError))
+
+  it("reads a comma list of IPv4 and IPv6 addresses with optional ports; unset or empty: the system's resolver", () => {
+    expect(read(undefined)).toEqual(Either.right([]))
+    expect(read(" ")).toEqual(Either.right([]))
+    expect(read(" 10.0.0.53, 127.0.0.1:5353 ,::1, [fd00::53]:53")).toEqual(
+      Either.right(["10.0.0.53", "127.0.0.1:5353", "::1", "[fd00::53]:53"])
+    )
+  })
+
+  it.each(["dns.example.com", "10.0.0.300", "10.0.0.53:0", "10.0.0.53:65536", "fd00::53:53:x", "[10.0.0.53]:53", "[fd00::53]:", "10.0.0.53:"])(
+    "refuses %j, naming the variable and the entry",
+    (entry) => {
+      expect(read(`127.0.0.1, ${entry}`)).toEqual(Either.left(
+        "CONVENE_DNS_SERVERS: expected a comma list of IP addresses with an optional port (for example " +
+          `10.0.0.53,127.0.0.1:5353,[fd00::53]:53), not ${JSON.stringify(entry)}`
+      ))
+    }
+  )
 })
 
 describe("a server process with CONVENE_DNS_SERVERS", () => {

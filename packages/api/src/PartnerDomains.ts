@@ -41,11 +41,11 @@ export const DomainVerificationMissing = wire(
   DomainVerificationNotFound,
   PartnerEnvelope(
     "PartnerDomainVerificationNotFound",
-    ["domain_verification_not_found"],
-    "the app has not started a verification of the domain"
+    ["not_found"],
+    "the app has not started a verification of the domain (the partner document's 404 `not_found`)"
   ),
   404,
-  (error, requestId) => Effect.succeed(partnerEnvelope("domain_verification_not_found", error.message, requestId)),
+  (error, requestId) => Effect.succeed(partnerEnvelope("not_found", error.message, requestId)),
   (b) => new DomainVerificationNotFound({ domain: "", message: b.error })
 )
 
@@ -105,7 +105,7 @@ export class PartnerDomainsApi extends HttpApiGroup.make("partnerDomains")
       .annotate(
         OpenApi.Description,
         `The app's verification of the domain. ${record} A domain the app never started is 404 ` +
-          `\`domain_verification_not_found\`. ${invalidDomain} ${authentication}`
+          `\`not_found\`. ${invalidDomain} ${authentication}`
       )
   )
   .add(
@@ -128,7 +128,7 @@ export class PartnerDomainsApi extends HttpApiGroup.make("partnerDomains")
           "absent at lookups 72 hours apart). Expired or revoked: nothing is looked up (`token_expired` or `revoked`; " +
           "start again with .../verify). A temporary DNS failure (timeout, SERVFAIL, REFUSED) changes nothing, sends " +
           "no event and is 503 `dns_temporary_failure`. When another app completed the domain meanwhile it is 409 " +
-          `\`domain_already_claimed\`; a domain never started is 404 \`domain_verification_not_found\`. ${invalidDomain} ` +
+          `\`domain_already_claimed\`; a domain never started is 404 \`not_found\`. ${invalidDomain} ` +
           authentication
       )
   )

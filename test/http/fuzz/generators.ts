@@ -338,6 +338,8 @@ const paramPool = (world: World, op: Operation, param: string, params: Readonly<
       return world.ids.webhooks
     case "partner-apps":
       return world.ids.partnerApps
+    case "domains":
+      return world.ids.domains
     case "members":
       return world.ids.users
     case "api-keys":
@@ -1283,10 +1285,13 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       }
     }))
   }
-  if (params.length > 0 && secured) {
-    // 404 when a path parameter is the id of nothing.
+  // A domain's verification is started by POST .../verify on any domain: no domain is "of nothing" to it.
+  const startsAnything = op.template.startsWith("/v1/partner/admin/idp/domains/") && op.template.endsWith("/verify")
+  if (params.length > 0 && secured && !startsAnything) {
+    // 404 when a path parameter is the id of nothing (a domain parameter: a domain no verification was started for).
     add(2, fc.tuple(baseArb(ctx, op), pick(params), fc.uuid({ version: 4 }), fc.boolean()).map(([base, param, id, upper]) => {
-      const built = assemble(world, op, base, { path: pathOf(op, { ...base.params, [param]: upper ? id.toUpperCase() : id }) })
+      const nothing = uuidParams.includes(param) ? id : `nothing-${id.slice(0, 8)}.example`
+      const built = assemble(world, op, base, { path: pathOf(op, { ...base.params, [param]: upper ? nothing.toUpperCase() : nothing }) })
       return { mutation: `path parameter ${param} of nothing (${upper ? "upper case" : "lower case"})`, ...built, expect: routed(op, { statuses: [404], codes: ["not_found"] }) }
     }))
     if (op.method === "GET") {
@@ -1294,7 +1299,9 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
       add(2, baseArb(ctx, op).map((base) => {
         const upper = Object.fromEntries(Object.entries(base.params).map(([k, v]) => [k, v.toUpperCase()]))
         const built = assemble(world, op, base, { path: pathOf(op, upper) })
-        const id = params.length === 1 && op.template.endsWith("}") ? base.params[params[0] ?? ""] : undefined
+        const id = params.length === 1 && op.template.endsWith("}") && uuidParams.includes(params[0] ?? "")
+          ? base.params[params[0] ?? ""]
+          : undefined
         // The partner's SRT export needs ELITE or ENTERPRISE: the world is PRO.
         const expect = isPartnerOp(op) && op.template.endsWith("/transcript/export")
           ? routed(op, { statuses: [402], codes: ["plan_required"] })

@@ -78,6 +78,8 @@ export interface World {
     readonly apiKeys: ReadonlyArray<string>
     /** The partner app the workspace is connected to. */
     readonly partnerApps: ReadonlyArray<string>
+    /** Domains whose verification that partner app started (`{domain}` of /v1/partner/admin/idp/domains). */
+    readonly domains: ReadonlyArray<string>
     /**
      * The pre-signed download URLs of the workspace's attachments, minted at provisioning through the user context
      * (valid 15 minutes: `refreshFileLinks` mints them again in place).
@@ -347,6 +349,15 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
 
   const operatorApi = client(url, OPERATOR_TOKEN)
   const partner = await createPartnerApp(url, `${label} Partner`)
+  const domain = `fuzz-${crypto.randomUUID().slice(0, 8)}.example`
+  await expectStatus(
+    client(url).post(`/v1/partner/admin/idp/domains/${domain}/verify`, undefined, {
+      "x-api-key": partner.api_key as string,
+      "x-client-id": partner.client_id as string
+    }),
+    201,
+    "start a domain verification"
+  )
   await expectStatus(
     operatorApi.post(`/operator/v1/partner-apps/${partner.id}/workspaces`, { workspace_id: ws.workspaceId }),
     201,
@@ -419,6 +430,7 @@ export const provisionWorld = async (url: string, label: string): Promise<World>
       templates: (templates.items as ReadonlyArray<{ id: string }>).map((t) => t.id),
       webhooks: [webhook.webhook.id as string],
       partnerApps: [partner.id as string],
+      domains: [domain],
       fileLinks: [],
       viewedMeeting: scheduled.id,
       apiKeys: [spareKey.id],

@@ -73,7 +73,7 @@ export class DomainVerifiedByAnotherApp extends Schema.TaggedError<DomainVerifie
     new DomainVerifiedByAnotherApp({ domain, message: `the domain ${domain} is verified by another partner app` })
 }
 
-/** The app has no verification of the domain (404 `domain_verification_not_found`). */
+/** The app has no verification of the domain (404 `not_found`). */
 export class DomainVerificationNotFound extends Schema.TaggedError<DomainVerificationNotFound>()(
   "DomainVerificationNotFound",
   { domain: Schema.String, message: Schema.String }
