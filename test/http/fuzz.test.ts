@@ -205,13 +205,17 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
     // The partner admin API, with its own security (X-API-Key and X-Client-ID), and the operator's partner apps.
     const partner = ops.filter((op) => op.security === "partner").map((op) => op.key).sort()
     expect(partner).toEqual([
+      "DELETE /v1/partner/admin/idp",
       "GET /v1/partner/admin/app",
       "GET /v1/partner/admin/automations",
+      "GET /v1/partner/admin/idp",
       "GET /v1/partner/admin/idp/domains/{domain}",
       "GET /v1/partner/admin/workspaces",
       "POST /v1/partner/admin/automations",
+      "POST /v1/partner/admin/idp",
       "POST /v1/partner/admin/idp/domains/{domain}/check",
-      "POST /v1/partner/admin/idp/domains/{domain}/verify"
+      "POST /v1/partner/admin/idp/domains/{domain}/verify",
+      "PUT /v1/partner/admin/idp"
     ])
     // The partner user context, with a partner OAuth access token (the `partnerBearer` scheme), and the pre-signed
     // download URLs, which need none.

@@ -13,7 +13,15 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { CreateIdpConfig, IdpConfigRefused, IdpConfigView, type IdpRefusalCode, MAX_IDP_DOMAINS, MAX_IDP_SCOPES, UpdateIdpConfig } from "@convene/core"
 import { Effect, Schema } from "effect"
 import { wire } from "./Errors.js"
-import { PartnerAdminAuth, PartnerEnvelope, partnerEnvelope, PartnerInvalidCode, partnerPrefix } from "./Partner.js"
+import {
+  PartnerAdminAuth,
+  PartnerEnvelope,
+  partnerEnvelope,
+  PartnerInvalidCode,
+  PartnerPayloadTooLarge,
+  partnerPrefix,
+  PartnerUnsupportedMediaType
+} from "./Partner.js"
 import { PartnerRateLimited } from "./PartnerLimits.js"
 
 /** The codes of other statuses than 400; every other code of the core's refusals is a 400. */
@@ -117,9 +125,9 @@ const answer = "Answers `{id, partner_app_id, name, type (always oidc), discover
   "never the secret."
 
 const fields = "`name` 1 to 255 characters (trimmed); `discovery_url` an absolute HTTPS URL ending in " +
-  "`/.well-known/openid-configuration`, without query or fragment, whose host the outbound rules let the server call " +
-  "(else 400 `invalid_request_body` naming it); `idp_client_id` (1 to 512 characters) and `idp_client_secret` (1 to 2048), " +
-  "without leading or trailing white space, the IdP's own (the partner app's client id, client secret or API key: " +
+  "`/.well-known/openid-configuration`, without user information, query or fragment, whose host the outbound rules let " +
+  "the server call (else 400 `invalid_request_body` naming it); `idp_client_id` (1 to 512 characters) and " +
+  "`idp_client_secret` (1 to 2048), the IdP's own (the partner app's client id, client secret or API key: " +
   "`invalid_idp_credentials`); `scopes` 1 to " + MAX_IDP_SCOPES + " OAuth scope tokens including `openid` (default " +
   "`[openid, email, profile]`; each kept once); `claim_mappings` `{email, name?, given_name?, family_name?}`, each the " +
   "name of an ID-token claim (default `{email: email, name: name}`; no other key); `mode` `strict` or " +
@@ -142,13 +150,15 @@ export class PartnerIdpApi extends HttpApiGroup.make("partnerIdp")
     HttpApiEndpoint.post("createIdpConfig", "/idp")
       .setPayload(CreateIdpConfig)
       .addSuccess(IdpConfigView, { status: 201 })
+      .addError(PartnerPayloadTooLarge)
+      .addError(PartnerUnsupportedMediaType)
       .annotate(OpenApi.Summary, "Create the IdP configuration")
       .annotate(
         OpenApi.Description,
         "Creates the app's identity-provider configuration (one per app: 409 `idp_config_exists` when it has one), " +
           `active. ${fields} The client secret is stored encrypted (AES-256-GCM under CONVENE_SECRETS_KEY; without ` +
           "that key the server answers 503 `secrets_key_not_configured`) and is in no answer and no log. " +
-          `Checked in this order: one exists, the key, strict without domains, the credentials, the discovery URL, the ` +
+          `Checked in this order: the fields, one exists, the key, strict without domains, the credentials, the discovery URL, the ` +
           `domains, the discovery document. ${answer} ${authentication}`
       )
   )
@@ -162,6 +172,8 @@ export class PartnerIdpApi extends HttpApiGroup.make("partnerIdp")
     HttpApiEndpoint.put("updateIdpConfig", "/idp")
       .setPayload(UpdateIdpConfig)
       .addSuccess(IdpConfigView)
+      .addError(PartnerPayloadTooLarge)
+      .addError(PartnerUnsupportedMediaType)
       .annotate(OpenApi.Summary, "Change the IdP configuration")
       .annotate(
         OpenApi.Description,

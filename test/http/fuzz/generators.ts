@@ -431,6 +431,9 @@ const isFileLink = (op: Operation) => op.template.startsWith("/v1/partner/files/
 /** Whether the operation is the partner API's (/v1/partner): the partner envelope and codes. */
 const isPartnerOp = (op: Operation) => op.template === "/v1/partner" || op.template.startsWith("/v1/partner/")
 
+/** The IdP configuration's routes, which answer `invalid_request_body` where the partner API says `invalid_request`. */
+const isIdpConfigOp = (op: Operation) => op.template === "/v1/partner/admin/idp"
+
 /**
  * A pre-signed URL's parts: one the server minted (strict), or, in a valid-ish request, now and then one with a part
  * changed (404).
@@ -524,7 +527,9 @@ const rightful = (op: Operation): Credential => {
  * cannot read, with its own `invalid_request` where the first-party API says `validation_error` and `bad_request`.
  */
 const codeOf = (op: Operation, code: string) =>
-  isPartnerOp(op) && (code === "validation_error" || code === "bad_request") ? "invalid_request" : code
+  isPartnerOp(op) && (code === "validation_error" || code === "bad_request")
+    ? isIdpConfigOp(op) ? "invalid_request_body" : "invalid_request"
+    : code
 
 /**
  * The codes of a body that does not decode, for `op`: the partner's, and on the partner API `invalid_item_type` for
@@ -1423,7 +1428,8 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
     ]), fc.option(pick(["{\"a\":", "\u0000", "x".repeat(2000)]), { nil: undefined })).map(([base, headers, body]) => ({
       mutation: `junk: ${Object.entries(headers).map(([k, v]) => `${k}: ${v.slice(0, 30)}`).join(", ")}${body === undefined ? "" : ", with a body"}`,
       ...assemble(world, op, base, { headers, ...(body === undefined ? {} : { body: { kind: "bytes" as const, bytes: Buffer.from(body) } }) }),
-      expect: routed(op, { statuses: [200] })
+      // The worlds' partner apps have no IdP configuration.
+      expect: routed(op, isIdpConfigOp(op) ? { statuses: [404], codes: ["idp_config_not_found"] } : { statuses: [200] })
     })))
   }
 

@@ -38,11 +38,27 @@ const CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
  */
 const PARTNER_CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {
   ...CODES_BY_STATUS,
-  400: ["invalid_request", "invalid_item_type", "idempotency_key_invalid", "sso_not_configured", "invalid_state"],
+  400: [
+    "invalid_request",
+    "invalid_item_type",
+    "idempotency_key_invalid",
+    "sso_not_configured",
+    "invalid_state",
+    // The IdP configuration's (partner document: "IdP operation errors").
+    "invalid_request_body",
+    "invalid_idp_credentials",
+    "invalid_idp",
+    "domain_is_generic",
+    "strict_mode_requires_domains",
+    "domain_not_verified",
+    "discovery_fetch_failed"
+  ],
   401: ["missing_api_key", "missing_client_id", "invalid_credentials", "missing_authorization", "invalid_authorization_format", "unauthorized"],
   402: ["plan_required"],
   403: ["partner_app_inactive", "insufficient_scope", "forbidden"],
-  409: ["conflict", "idempotency_conflict", "session_already_processed"],
+  404: [...(CODES_BY_STATUS[404] ?? []), "idp_config_not_found"],
+  409: ["conflict", "idempotency_conflict", "session_already_processed", "idp_config_exists", "domain_already_claimed"],
+  503: [...(CODES_BY_STATUS[503] ?? []), "secrets_key_not_configured"],
   429: ["rate_limit_exceeded"]
 }
 
@@ -120,7 +136,9 @@ export const judge = (doc: OpenApiDocument, forbidden: ReadonlyArray<string | Re
   const problems: Array<string> = []
   const status = response.status
   const requestId = header(response, "x-request-id")
-  if (status >= 500) problems.push(`answered ${status}: the server failed`)
+  // A documented 503 is no failure: the IdP configuration refused by a server without CONVENE_SECRETS_KEY (the fuzz server's case).
+  const unconfigured = status === 503 && response.text.includes('"secrets_key_not_configured"')
+  if (status >= 500 && !unconfigured) problems.push(`answered ${status}: the server failed`)
   if (requestId === undefined || requestId === "") problems.push("no X-Request-Id header")
   // decisions.md: every response of the bearer API tells where the caller's request budget stands; but for a body
   // refused by its Content-Length alone (413), which the host answers before anyone reads the credential.

@@ -72,21 +72,31 @@ export const discoverySuffix = "/.well-known/openid-configuration"
 
 const IdpName = Title(MAX_IDP_NAME_LENGTH).annotations({ description: `1 to ${MAX_IDP_NAME_LENGTH} characters (trimmed)` })
 
-const DiscoveryUrl = Text.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((url) => httpsUrlProblem(url) ?? (url.endsWith(discoverySuffix) ? undefined : `must end with ${discoverySuffix}`)),
-  Schema.filter((url) => (parseUrl(url)?.search ?? "") === "" && (parseUrl(url)?.hash ?? "") === "" || "must have no query or fragment")
-).annotations({
-  description: `the identity provider's OIDC discovery URL: https://<issuer>${discoverySuffix}`,
+const DiscoveryUrl = Text.pipe(Schema.maxLength(2048, { message: () => "must be at most 2048 characters" })).annotations({
+  description: `the identity provider's OIDC discovery URL: https://<issuer>${discoverySuffix} (no query or fragment)`,
   examples: ["https://acme.okta.com/.well-known/openid-configuration"]
 })
 
-/** A client id or secret: 1 to `max` characters, no leading or trailing white space (kept as given). */
+/**
+ * Why `url` is not a discovery URL (an absolute HTTPS URL without user information, query or fragment, ending in the
+ * discovery suffix), or undefined when it is one. Checked by IdpConfigs after the body decodes (so that a body's other
+ * fields are named first, as its schema describes them).
+ */
+export const discoveryUrlProblem = (url: string): string | undefined => {
+  const problem = httpsUrlProblem(url)
+  if (problem !== undefined) return problem
+  const parsed = parseUrl(url)
+  if (parsed !== undefined && (parsed.search !== "" || parsed.hash !== "" || url.includes("?") || url.includes("#"))) {
+    return "must have no query or fragment"
+  }
+  return url.endsWith(discoverySuffix) ? undefined : `must end with ${discoverySuffix}`
+}
+
+/** A client id or secret: 1 to `max` characters, kept as given. */
 const Credential = (max: number) =>
   Text.pipe(
     Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
-    Schema.filter((value) => value.trim() === value || "must not start or end with white space")
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
 
 /** An OAuth scope token (RFC 6749 section 3.3: printable ASCII but space, `"` and `\`). */
@@ -98,12 +108,11 @@ const Scope = Schema.String.pipe(
 
 const Scopes = Schema.Array(Scope).pipe(
   Schema.minItems(1, { message: () => "must list at least openid" }),
-  Schema.maxItems(MAX_IDP_SCOPES, { message: () => `may list at most ${MAX_IDP_SCOPES} scopes` }),
-  Schema.filter((scopes) => scopes.includes("openid") || "must include openid")
+  Schema.maxItems(MAX_IDP_SCOPES, { message: () => `may list at most ${MAX_IDP_SCOPES} scopes` })
 ).annotations({ description: "the scopes asked of the identity provider; must include openid (default openid, email, profile)" })
 
 /** A claim name of the ID token: 1 to 255 printable characters without white space. */
-const ClaimName = Schema.String.pipe(
+const ClaimName = Text.pipe(
   Schema.pattern(/^[^\s\u0000-\u001F\u007F]{1,255}$/u, { message: () => "must be a claim name: 1 to 255 characters without white space" })
 )
 

@@ -4,7 +4,8 @@
  * its discovery document refreshed in the background.
  *
  * The rules, in the order they are checked (the first that fails answers):
- * - create: `idp_config_exists` (the app has one), `secrets_key_not_configured` (no CONVENE_SECRETS_KEY: the secret
+ * - create: `invalid_request_body` for what the body's schema cannot say (a discovery URL that is not HTTPS, has a
+ *   query or does not end with `/.well-known/openid-configuration`; scopes without `openid`), `idp_config_exists` (the app has one), `secrets_key_not_configured` (no CONVENE_SECRETS_KEY: the secret
  *   could not be stored encrypted), `strict_mode_requires_domains`, `invalid_idp_credentials` (the partner app's own
  *   client id as the IdP's, or its client secret or API key as the IdP's secret; hashes compared in constant time),
  *   `invalid_idp` (the discovery URL of a public consumer provider, ConsumerIdps.ts), `invalid_request_body` naming
@@ -40,6 +41,7 @@ import {
   type CreateIdpConfig,
   defaultClaimMappings,
   defaultScopes,
+  discoveryUrlProblem,
   IdpConfig,
   IdpConfigId,
   IdpConfigRefused,
@@ -156,6 +158,15 @@ const make = Effect.gen(function*() {
     yield* checkDomains(app, mode, domains)
   })
 
+  /** The rules of the fields the body's schema cannot say (invalid_request_body naming the field). */
+  const checkFields = Effect.fnUntraced(function*(input: { readonly discovery_url?: string | undefined; readonly scopes?: ReadonlyArray<string> | undefined }) {
+    const problem = input.discovery_url === undefined ? undefined : discoveryUrlProblem(input.discovery_url)
+    if (problem !== undefined) return yield* refused("invalid_request_body", `discovery_url: ${problem}`)
+    if (input.scopes !== undefined && !input.scopes.includes("openid")) {
+      return yield* refused("invalid_request_body", "scopes: must include openid")
+    }
+  })
+
   const get = fn("IdpConfigs.get")(function*(app: PartnerApp) {
     const config = yield* store.getByApp(app.id)
     if (Option.isNone(config)) return yield* notFound()
@@ -163,6 +174,7 @@ const make = Effect.gen(function*() {
   })
 
   const create = fn("IdpConfigs.create")(function*(app: PartnerApp, input: CreateIdpConfig) {
+    yield* checkFields(input)
     if (Option.isSome(yield* store.getByApp(app.id))) {
       return yield* refused("idp_config_exists", "the partner app has an IdP configuration already: change it with PUT, or delete it first")
     }
@@ -202,6 +214,7 @@ const make = Effect.gen(function*() {
   })
 
   const update = fn("IdpConfigs.update")(function*(app: PartnerApp, input: UpdateIdpConfig) {
+    yield* checkFields(input)
     const found = yield* store.getByApp(app.id)
     if (Option.isNone(found)) return yield* notFound()
     const current = found.value
