@@ -369,6 +369,36 @@ describe("IdP configuration (memory)", () => {
   })
 })
 
+describe("IdP configuration in the OpenAPI document", () => {
+  const env = useIdpServer({ name: "memory", layer: () => StoreMemory.layer })
+
+  it("documents the four operations with the partner envelopes of the IdP error table", async () => {
+    const doc = (await client(env.state.server!.url).get("/v1/openapi.json")).body
+    const path = doc.paths["/v1/partner/admin/idp"]
+    expect(Object.keys(path).sort()).toEqual(["delete", "get", "post", "put"])
+    expect(Object.keys(path.post.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "415", "429", "503"])
+    expect(path.post.responses["400"].description).toContain("invalid_request_body")
+    const codesOf = (status: string) => {
+      const schema = path.post.responses[status].content["application/json"].schema
+      const refs: ReadonlyArray<{ $ref: string }> = schema.anyOf ?? [schema]
+      return refs.flatMap((ref) => doc.components.schemas[ref.$ref.split("/").pop()!].properties.code.enum as Array<string>)
+    }
+    expect(codesOf("400")).toEqual(expect.arrayContaining([
+      "invalid_request_body",
+      "invalid_idp_credentials",
+      "invalid_idp",
+      "domain_is_generic",
+      "strict_mode_requires_domains",
+      "domain_not_verified",
+      "discovery_fetch_failed"
+    ]))
+    expect(codesOf("404")).toEqual(["idp_config_not_found"])
+    expect(codesOf("409")).toEqual(["idp_config_exists", "domain_already_claimed"])
+    expect(codesOf("503")).toEqual(["secrets_key_not_configured"])
+    expect(path.delete.responses["204"]).toBeDefined()
+  })
+})
+
 describe("IdP configuration without CONVENE_SECRETS_KEY", () => {
   const env = useIdpServer({ name: "memory", layer: () => StoreMemory.layer })
 

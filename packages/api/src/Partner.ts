@@ -246,7 +246,14 @@ const partnerResponse = (schemas: JsonObject, status: string, response: unknown)
   const kept = members.filter(isPartnerFailure(schemas))
   if (kept.length === 0) return undefined
   const schema = kept.length === 1 ? kept[0] : { anyOf: kept }
-  const described = status === "400" ? { description: "invalid_request naming the parameter" } : {}
+  const codes = kept.flatMap((member) => {
+    const component = isObject(member) && typeof member.$ref === "string" ? schemas[member.$ref.split("/").pop() ?? ""] : undefined
+    const code = isObject(component) && isObject(component.properties) ? component.properties.code : undefined
+    return isObject(code) && Array.isArray(code.enum) ? code.enum.map(String) : []
+  })
+  // The IdP routes answer invalid_request_body (PartnerInvalidCode) where the others answer invalid_request.
+  const invalid = codes.includes("invalid_request_body") ? "invalid_request_body" : "invalid_request"
+  const described = status === "400" ? { description: `${invalid} naming the parameter, or another code of the list` } : {}
   return { ...response, ...described, content: { ...response.content, "application/json": { ...json, schema } } }
 }
 
