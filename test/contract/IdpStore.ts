@@ -171,6 +171,37 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         )
       }))
 
+    it.effect("page answers every configuration once, by id, after the one given", () =>
+      Effect.gen(function*() {
+        const store = yield* IdpStore
+        const ours = [yield* seed(), yield* seed(), yield* seed()].map((config) => config.id)
+        const seen: Array<string> = []
+        let after: IdpConfigId | undefined = undefined
+        for (;;) {
+          const page: ReadonlyArray<IdpConfig> = yield* store.page(after, 2)
+          seen.push(...page.map((config) => config.id))
+          if (page.length < 2) break
+          after = page[page.length - 1]!.id
+        }
+        expect(seen).toEqual([...seen].sort())
+        expect(new Set(seen).size).toBe(seen.length)
+        for (const id of ours) expect(seen).toContain(id)
+        const sorted = [...ours].sort()
+        expect((yield* store.page(IdpConfigId.make(sorted[0]!), 1000)).map((config) => config.id)).not.toContain(sorted[0])
+      }))
+
+    it.effect("replaceSealedSecret replaces the sealed secret only while it is the one expected, nothing else", () =>
+      Effect.gen(function*() {
+        const store = yield* IdpStore
+        const config = yield* seed()
+        expect(yield* store.replaceSealedSecret(config.id, "v1.other.x.y.z", "v1.k3.new.new.new")).toBe(false)
+        expect(yield* store.replaceSealedSecret(config.id, config.sealed_client_secret, "v1.k3.new.new.new")).toBe(true)
+        expect(yield* store.getByApp(config.partner_app_id)).toEqual(
+          Option.some(new IdpConfig({ ...config, sealed_client_secret: "v1.k3.new.new.new" }))
+        )
+        expect(yield* store.replaceSealedSecret(IdpConfigId.make(uuid()), "v1.k3.new.new.new", "x")).toBe(false)
+      }))
+
     it.effect("writes join the unit of work: a rolled-back insert, update and delete leave nothing behind", () =>
       Effect.gen(function*() {
         const store = yield* IdpStore

@@ -295,7 +295,9 @@ export const methods = {
     deleteByApp: "write",
     claimingApps: "read",
     staleDiscovery: "read",
-    storeDiscovery: "write"
+    storeDiscovery: "write",
+    page: "read",
+    replaceSealedSecret: "write"
   },
   SsoSessionStore: {
     insert: "write",

@@ -118,13 +118,14 @@ const DomainSweep = (config: HostConfig) =>
   )
 
 /**
- * The IdP configurations' background refresh (IdpConfigs.refreshStale): every hour, the discovery documents of the
- * active configurations fetched more than 24 hours ago, 100 at a time. Every server process sharing a store runs it;
- * two refreshing one configuration at once both store what they fetched (the same), and a PUT made meanwhile wins.
+ * The IdP configurations' background work, every hour: the discovery documents of the active configurations fetched
+ * more than 24 hours ago, 100 at a time (IdpConfigs.refreshStale), and the client secrets sealed under an older key of
+ * CONVENE_SECRETS_KEY sealed again under the first (resealStale). Every server process sharing a store runs it; two
+ * doing one configuration at once both store the same, and a PUT made meanwhile wins.
  */
 const IdpRefresh = Layer.scopedDiscard(
   Effect.flatMap(IdpConfigs, (configs) =>
-    configs.refreshStale(100).pipe(
+    Effect.zipRight(configs.refreshStale(100), configs.resealStale(100)).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("refresh of IdP discovery documents failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.hours(1))),
       Effect.forkScoped

@@ -58,6 +58,22 @@ export const layer: Layer.Layer<IdpStore, never, Memory> = Layer.effect(
           const [appId, config] = current.value
           const refreshed = new IdpConfig({ ...config, ...endpoints, discovery_last_fetched_at: fetchedAt }, trusted)
           return [true, { ...state, idpConfigs: HashMap.set(state.idpConfigs, appId, refreshed) }]
+        }),
+
+      page: Effect.fnUntraced(function*(after, limit) {
+        return HashMap.toValues((yield* memory.read).idpConfigs)
+          .filter((config) => after === undefined || config.id > after)
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+      }),
+
+      replaceSealedSecret: (id, expected, sealed) =>
+        memory.modify((state) => {
+          const current = HashMap.findFirst(state.idpConfigs, (config) => config.id === id)
+          if (Option.isNone(current) || current.value[1].sealed_client_secret !== expected) return [false, state]
+          const [appId, config] = current.value
+          const resealed = new IdpConfig({ ...config, sealed_client_secret: sealed }, trusted)
+          return [true, { ...state, idpConfigs: HashMap.set(state.idpConfigs, appId, resealed) }]
         })
     })
   })

@@ -37,6 +37,15 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdpStore>, never, Sq
           ORDER BY discovery_last_fetched_at, id LIMIT ${limit}`
   })
 
+  const pageAfter = SqlSchema.findAll({
+    Request: Schema.Struct({ after: Schema.NullOr(Schema.String), limit: Schema.Int }),
+    Result: IdpConfigRecord,
+    execute: ({ after, limit }) =>
+      after === null
+        ? sql`SELECT * FROM partner_idp_configs ORDER BY id LIMIT ${limit}`
+        : sql`SELECT * FROM partner_idp_configs WHERE id > ${after} ORDER BY id LIMIT ${limit}`
+  })
+
   return IdpStore.of({
     getByApp: (appId) => configs.find({ partner_app_id: appId }),
     insert: (config) => orDie(insertConfig(config)).pipe(Effect.map((rows) => rows.length > 0)),
@@ -61,7 +70,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdpStore>, never, Sq
           userinfo_endpoint = ${endpoints.userinfo_endpoint},
           jwks_uri = ${endpoints.jwks_uri},
           discovery_last_fetched_at = ${DateTime.toDateUtc(fetchedAt)}
-        WHERE id = ${id} AND discovery_url = ${discoveryUrl} RETURNING id`).pipe(Effect.map((rows) => rows.length > 0))
+        WHERE id = ${id} AND discovery_url = ${discoveryUrl} RETURNING id`).pipe(Effect.map((rows) => rows.length > 0)),
+    page: (after, limit) => orDie(pageAfter({ after: after ?? null, limit })),
+    replaceSealedSecret: (id, expected, sealed) =>
+      orDie(sql`UPDATE partner_idp_configs SET sealed_client_secret = ${sealed}
+        WHERE id = ${id} AND sealed_client_secret = ${expected} RETURNING id`).pipe(Effect.map((rows) => rows.length > 0))
   })
 })
 

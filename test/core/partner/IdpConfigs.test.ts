@@ -22,13 +22,15 @@ import {
   PartnerApps,
   PartnerStore,
   SecretVault,
+  type StorePorts,
   UpdateIdpConfig
 } from "@convene/core"
+import * as StoreMemory from "@convene/store-memory"
 import { NodeSecretBox, NodeSecretVault } from "@convene/node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { DateTime, Effect, Either, Layer, Logger, Option, Redacted, Ref, Schema, TestClock } from "effect"
 import { domainVerification } from "../../support/verifications.js"
-import { CoreLive } from "../fixtures.js"
+import { coreOver } from "../fixtures.js"
 
 type Answer = OutboundResponse | OutboundFailed
 
@@ -55,10 +57,13 @@ const TestOutbound = Layer.succeed(
 const key = Redacted.make(new Uint8Array(32).fill(7))
 const vaultKeys = Either.getOrThrow(NodeSecretVault.parseKeys(Buffer.alloc(32, 9).toString("base64")))
 
-const live = (vault: Layer.Layer<SecretVault>) =>
+/** The IdP and partner rooms over `store` (the core, node:crypto), with the test's Outbound and this vault. */
+const liveOn = (store: Layer.Layer<StorePorts>, vault: Layer.Layer<SecretVault>) =>
   Layer.mergeAll(Convene.idpLayer, Convene.partnerLayer).pipe(
-    Layer.provideMerge(Layer.mergeAll(CoreLive, TestOutbound, NodeSecretBox.layer(key), vault))
+    Layer.provideMerge(Layer.mergeAll(coreOver(store), TestOutbound, NodeSecretBox.layer(key), vault))
   )
+
+const live = (vault: Layer.Layer<SecretVault>) => liveOn(StoreMemory.layer, vault)
 
 /** The discovery URL and document of an identity provider at `https://<host>/<path>`. */
 const provider = (host: string, overrides: Record<string, unknown> = {}) => {
@@ -426,6 +431,38 @@ describe("IdpConfigs", () => {
         expect(logs.join("\n")).not.toContain("idp-secret-value-123")
       }))
   })
+
+  // Rotation: configurations made under the old key, then the server restarted with a new key first, on one store.
+  const oldKey = Buffer.alloc(32, 1).toString("base64")
+  const newKey = Buffer.alloc(32, 2).toString("base64")
+  const vaultOf = (text: string) => NodeSecretVault.layer(Either.getOrThrow(NodeSecretVault.parseKeys(text)))
+  it.scoped("resealStale seals every secret of an older key again under the first; the old key may then go", () =>
+    Effect.gen(function*() {
+      const store = Layer.succeedContext(yield* Layer.build(StoreMemory.layer))
+      const made = yield* Effect.gen(function*() {
+        const first = yield* ready
+        const second = yield* ready
+        yield* create(first.app, first.input())
+        yield* create(second.app, second.input({ idp_client_secret: "second-secret" }))
+        return [first.app, second.app] as const
+      }).pipe(Effect.provide(liveOn(store, vaultOf(`old:${oldKey}`))))
+      const resealed = yield* Effect.gen(function*() {
+        const configs = yield* IdpConfigs
+        const count = yield* configs.resealStale(1)
+        // Nothing left to do.
+        expect(yield* configs.resealStale(1)).toBe(0)
+        return count
+      }).pipe(Effect.provide(liveOn(store, vaultOf(`new:${newKey},old:${oldKey}`))))
+      expect(resealed).toBe(2)
+      // Only the new key now: every secret opens.
+      yield* Effect.gen(function*() {
+        const idps = yield* IdpStore
+        const stored = yield* Effect.forEach(made, (app) => Effect.map(idps.getByApp(app.id), Option.getOrThrow))
+        expect(stored.map((config) => config.sealed_client_secret.split(".")[1])).toEqual(["new", "new"])
+        const vault = yield* SecretVault
+        expect(yield* Effect.forEach(stored, (config) => vault.open(config.sealed_client_secret))).toEqual(["idp-secret-value-123", "second-secret"])
+      }).pipe(Effect.provide(liveOn(store, vaultOf(`new:${newKey}`))))
+    }))
 
   layer(live(NodeSecretVault.unavailableLayer))("without CONVENE_SECRETS_KEY", (it) => {
     it.effect("create is secrets_key_not_configured, naming the variable; nothing is stored", () =>

@@ -292,7 +292,36 @@ const make = Effect.gen(function*() {
     return { refreshed, failed }
   })
 
-  return { get, create, update, remove, refreshStale } as const
+  /**
+   * Key rotation's second half: seals again, under the first key of CONVENE_SECRETS_KEY, every client secret sealed
+   * under another (still listed) key, `batch` configurations read at a time; a secret given meanwhile wins. One that
+   * does not open (its key no longer listed) is logged and left as it is. Once this has run, the old keys may be
+   * removed from the variable. Answers how many were sealed again.
+   */
+  const resealStale = fn("IdpConfigs.resealStale")(function*(batch = 100) {
+    if (!vault.available) return 0
+    let resealed = 0
+    let after: IdpConfigId | undefined = undefined
+    for (;;) {
+      const configs: ReadonlyArray<IdpConfig> = yield* store.page(after, batch)
+      for (const config of configs) {
+        if (!vault.isStale(config.sealed_client_secret)) continue
+        const opened = yield* Effect.either(vault.open(config.sealed_client_secret))
+        if (opened._tag === "Left") {
+          yield* Effect.logWarning("an IdP client secret cannot be opened with the configured secrets keys").pipe(
+            Effect.annotateLogs({ idp_config_id: config.id, partner_app_id: config.partner_app_id, reason: opened.left.message })
+          )
+          continue
+        }
+        const sealed = yield* vault.seal(opened.right).pipe(Effect.orDie)
+        if (yield* store.replaceSealedSecret(config.id, config.sealed_client_secret, sealed)) resealed++
+      }
+      if (configs.length < batch) return resealed
+      after = configs[configs.length - 1]!.id
+    }
+  })
+
+  return { get, create, update, remove, refreshStale, resealStale } as const
 })
 
 export class IdpConfigs extends Context.Tag("@convene/core/IdpConfigs")<IdpConfigs, Effect.Effect.Success<typeof make>>() {

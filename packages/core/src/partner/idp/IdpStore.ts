@@ -40,4 +40,11 @@ export class IdpStore extends Context.Tag("@convene/core/IdpStore")<IdpStore, {
     endpoints: DiscoveredEndpoints,
     fetchedAt: DateTime.Utc
   ) => Effect.Effect<boolean>
+  /** Up to `limit` configurations whose id sorts after `after` (from the first when undefined), by id. */
+  readonly page: (after: IdpConfigId | undefined, limit: number) => Effect.Effect<ReadonlyArray<IdpConfig>>
+  /**
+   * Atomically replaces the sealed client secret of the configuration `id` with `sealed`, only while it is still
+   * `expected` (a new secret given meanwhile wins); nothing else changes. Answers whether it replaced it.
+   */
+  readonly replaceSealedSecret: (id: IdpConfigId, expected: string, sealed: string) => Effect.Effect<boolean>
 }>() {}
