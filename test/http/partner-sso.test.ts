@@ -268,6 +268,10 @@ describe("partner single sign-on against oidc-provider", () => {
     expect(`${done.url.origin}${done.url.pathname}`).toBe(`${landing}/sso/done`)
     expect(done.url.searchParams.get("error")).toBeNull()
     const id = done.url.searchParams.get("sso_session_id")!
+    // HEAD (a link checker, a prefetcher) cannot use the outcome up: only GET reads it.
+    const head = await fetch(`${convene}/v1/partner/sso/session/${id}`, { method: "HEAD" })
+    expect(head.status).toBe(405)
+    expect(head.headers.get("allow")).toBe("GET")
     const polled = await session(id)
     expect(polled.status).toBe(200)
     expect(polled.headers.get("cache-control")).toBe("no-store")
@@ -282,6 +286,7 @@ describe("partner single sign-on against oidc-provider", () => {
 
     // The callback replayed: refused, nothing changes.
     expect(done.callback).toBeDefined()
+    expect((await fetch(done.callback!, { method: "HEAD", redirect: "manual" })).status).toBe(405)
     const replay = await client(convene).get(done.callback!.slice(convene.length))
     expectEnvelope(replay, 409, "session_already_processed")
   })

@@ -77,6 +77,13 @@ export const partnerCodeOf = (code: string): string =>
  */
 export class PartnerInvalidCode extends Context.Tag("@convene/api/PartnerInvalidCode")<PartnerInvalidCode, string>() {}
 
+/**
+ * A GET whose reading changes state (it uses up what it answers: an SSO callback, a session's outcome). The host
+ * answers HEAD there with 405 instead of running the GET without its body, so that a link checker or a prefetcher
+ * sending HEAD cannot use it up unseen (http/Routes.ts).
+ */
+export class NoHead extends Context.Tag("@convene/api/NoHead")<NoHead, boolean>() {}
+
 export const PartnerUnauthorized = wire(
   PartnerCredentialsRefused,
   PartnerEnvelope(

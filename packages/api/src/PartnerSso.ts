@@ -10,7 +10,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { InitiatedSso, PartnerAppInactive, SsoInfo, type SsoRefused, SsoSessionStatus } from "@convene/core"
 import { Effect, Schema } from "effect"
 import { wire } from "./Errors.js"
-import { PartnerEnvelope, partnerEnvelope, PartnerInactive, partnerPrefix } from "./Partner.js"
+import { NoHead, PartnerEnvelope, partnerEnvelope, PartnerInactive, partnerPrefix } from "./Partner.js"
 import { PartnerRateLimited } from "./PartnerLimits.js"
 import { PartnerMissing, PartnerNotFound } from "./PartnerUser.js"
 
@@ -146,6 +146,7 @@ export class PartnerSsoApi extends HttpApiGroup.make("partnerSso")
       )
       .addError(PartnerSsoBadRequest)
       .addError(PartnerSsoAlreadyProcessed)
+      .annotate(NoHead, true)
       .annotate(OpenApi.Summary, "The identity provider's answer")
       .annotate(
         OpenApi.Description,
@@ -168,6 +169,7 @@ export class PartnerSsoApi extends HttpApiGroup.make("partnerSso")
       .setPath(Schema.Struct({ session_id: Schema.String }))
       .addSuccess(SsoSessionStatus)
       .addError(PartnerMissing)
+      .annotate(NoHead, true)
       .annotate(OpenApi.Summary, "Poll a single sign-on session")
       .annotate(
         OpenApi.Description,

@@ -15,7 +15,7 @@ import type * as HttpMethod from "@effect/platform/HttpMethod"
 import { Context, Option } from "effect"
 import { Api } from "@convene/api/Api"
 import { Idempotent } from "@convene/api/Idempotency"
-import { PartnerInvalidCode } from "@convene/api/Partner"
+import { NoHead, PartnerInvalidCode } from "@convene/api/Partner"
 
 const { FindMyWay } = HttpLayerRouter
 
@@ -44,6 +44,8 @@ export interface Route {
   readonly idempotent: boolean
   /** The partner code of a body or field that does not decode, when not `invalid_request` (PartnerInvalidCode). */
   readonly invalidCode?: string | undefined
+  /** A GET that HEAD may not reach (NoHead: reading it changes state). */
+  readonly noHead?: boolean | undefined
 }
 
 const bodyOf = (endpoint: Pick<HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>, "payloadSchema">): BodyKind =>
@@ -56,7 +58,7 @@ const bodyOf = (endpoint: Pick<HttpApiEndpoint.HttpApiEndpoint<string, HttpMetho
   })
 
 export interface Routes {
-  /** The route of a method and path (HEAD finds GET, as the router does). */
+  /** The route of a method and path (HEAD finds GET, as the router does, unless the GET is NoHead). */
   readonly find: (method: string, path: string) => Route | undefined
   /** The methods the path allows (empty when the path is unknown). */
   readonly allowed: (path: string) => ReadonlyArray<string>
@@ -94,12 +96,16 @@ export const make = (options: { readonly operator: boolean; readonly extra: Read
         invalidCode: Context.getOption(endpoint.annotations, PartnerInvalidCode).pipe(
           Option.orElse(() => Context.getOption(group.annotations, PartnerInvalidCode)),
           Option.getOrUndefined
-        )
+        ),
+        noHead: Context.getOption(endpoint.annotations, NoHead).pipe(Option.getOrElse(() => false))
       })
     }
   })
-  const find = (method: string, path: string) =>
-    router.find(method, path)?.handler ?? (method === "HEAD" ? router.find("GET", path)?.handler : undefined)
+  const headOf = (path: string) => {
+    const get = router.find("GET", path)?.handler
+    return get?.noHead === true ? undefined : get
+  }
+  const find = (method: string, path: string) => router.find(method, path)?.handler ?? (method === "HEAD" ? headOf(path) : undefined)
   return {
     find,
     allowed: (path) => [...methods].filter((method) => router.find(method, path) !== undefined)
