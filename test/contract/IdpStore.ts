@@ -5,10 +5,11 @@ import {
   IdpStore,
   type PartnerAppId,
   PartnerStore,
-  type StorePorts
+  type StorePorts,
+  Transactor
 } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
-import { Effect, type Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, type Layer, Option } from "effect"
 import { at, minutes, rolledBack, uuid } from "./fixtures.js"
 import { partnerApp } from "./PartnerStore.js"
 
@@ -200,6 +201,34 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
           Option.some(new IdpConfig({ ...config, sealed_client_secret: "v1.k3.new.new.new" }))
         )
         expect(yield* store.replaceSealedSecret(IdpConfigId.make(uuid()), "v1.k3.new.new.new", "x")).toBe(false)
+      }))
+
+    it.effect("getByAppForUpdate holds the configuration: a second unit of work reading it so waits and reads what the first committed", () =>
+      Effect.gen(function*() {
+        const store = yield* IdpStore
+        const { withTransaction } = yield* Transactor
+        const config = yield* seed()
+        expect(yield* store.getByAppForUpdate(config.partner_app_id)).toEqual(Option.some(config))
+        expect(yield* store.getByAppForUpdate(yield* seedApp)).toEqual(Option.none())
+
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(withTransaction(Effect.gen(function*() {
+          const read = yield* store.getByAppForUpdate(config.partner_app_id)
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+          yield* store.update(new IdpConfig({ ...Option.getOrThrow(read), name: "First" }))
+        })))
+        yield* Deferred.await(held)
+        const second = yield* Effect.fork(withTransaction(
+          Effect.map(store.getByAppForUpdate(config.partner_app_id), Option.map((read) => read.name))
+        ))
+        // The second is now waiting (for the row, or for the store's one unit of work at a time).
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 150)))
+        expect(second.unsafePoll()).toBeNull()
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        expect(yield* Fiber.join(second)).toEqual(Option.some("First"))
       }))
 
     it.effect("writes join the unit of work: a rolled-back insert, update and delete leave nothing behind", () =>

@@ -290,6 +290,7 @@ export const methods = {
   },
   IdpStore: {
     getByApp: "read",
+    getByAppForUpdate: "read",
     insert: "write",
     update: "write",
     deleteByApp: "write",

@@ -13,6 +13,11 @@ export const layer: Layer.Layer<IdpStore, never, Memory> = Layer.effect(
         return HashMap.get((yield* memory.read).idpConfigs, appId)
       }),
 
+      // Units of work run one at a time on the store's one permit: holding is reading.
+      getByAppForUpdate: Effect.fnUntraced(function*(appId) {
+        return HashMap.get((yield* memory.read).idpConfigs, appId)
+      }),
+
       insert: (config) =>
         memory.modify((state) =>
           HashMap.has(state.idpConfigs, config.partner_app_id)

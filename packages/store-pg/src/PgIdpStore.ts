@@ -48,6 +48,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdpStore>, never, Sq
 
   return IdpStore.of({
     getByApp: (appId) => configs.find({ partner_app_id: appId }),
+    getByAppForUpdate: (appId) =>
+      orDie(Effect.flatMap(
+        sql`SELECT * FROM partner_idp_configs WHERE partner_app_id = ${appId} FOR UPDATE`,
+        (rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(Schema.decodeUnknown(IdpConfigRecord)(rows[0]))
+      )),
     insert: (config) => orDie(insertConfig(config)).pipe(Effect.map((rows) => rows.length > 0)),
     update: (config) => orDie(updateConfig(config)),
     deleteByApp: (appId) =>

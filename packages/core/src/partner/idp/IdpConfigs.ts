@@ -232,13 +232,20 @@ const make = Effect.gen(function*() {
       ? {}
       : { ...(yield* discovered(input.discovery_url)), discovery_url: input.discovery_url, discovery_last_fetched_at: at }
     const sealed = input.idp_client_secret === undefined
-      ? current.sealed_client_secret
+      ? undefined
       : yield* vault.seal(input.idp_client_secret).pipe(Effect.orDie)
     return yield* withTransaction(Effect.gen(function*() {
-      if (domainsDecided) yield* checkDomainsLocked(app, mode, domains)
-      // The configuration as it is now (another request may have changed or deleted it meanwhile).
-      const latest = yield* store.getByApp(app.id)
+      // The configuration as it is now, held until the unit of work ends: another request may have changed or
+      // deleted it meanwhile, and what this request leaves out is taken from what that one committed.
+      const latest = yield* store.getByAppForUpdate(app.id)
       if (Option.isNone(latest) || latest.value.id !== current.id) return yield* notFound()
+      const mode = input.mode ?? latest.value.mode
+      const domains = input.allowed_email_domains === undefined
+        ? latest.value.allowed_email_domains
+        : distinct(input.allowed_email_domains)
+      const domainsDecided = input.mode !== undefined || input.allowed_email_domains !== undefined ||
+        (input.is_active === true && !latest.value.is_active)
+      if (domainsDecided) yield* checkDomainsLocked(app, mode, domains)
       const changed = new IdpConfig({
         ...latest.value,
         ...(input.name === undefined ? {} : { name: input.name }),
@@ -249,7 +256,7 @@ const make = Effect.gen(function*() {
         ...endpoints,
         mode,
         allowed_email_domains: domains,
-        sealed_client_secret: sealed,
+        sealed_client_secret: sealed ?? latest.value.sealed_client_secret,
         updated_at: at
       }, trusted)
       yield* store.update(changed)

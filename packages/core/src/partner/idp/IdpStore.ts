@@ -17,6 +17,11 @@ export interface DiscoveredEndpoints {
  */
 export class IdpStore extends Context.Tag("@convene/core/IdpStore")<IdpStore, {
   readonly getByApp: (appId: PartnerAppId) => Effect.Effect<Option.Option<IdpConfig>>
+  /**
+   * The app's configuration, held for the caller's unit of work (PostgreSQL: its row locked FOR UPDATE), so that two
+   * changes of one configuration apply one after the other, the second to what the first committed.
+   */
+  readonly getByAppForUpdate: (appId: PartnerAppId) => Effect.Effect<Option.Option<IdpConfig>>
   /** Stores a new configuration; false when the app has one already (nothing stored). */
   readonly insert: (config: IdpConfig) => Effect.Effect<boolean>
   /** Replaces the configuration with the same id (nothing when there is none). */
