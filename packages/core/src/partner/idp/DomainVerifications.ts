@@ -20,7 +20,8 @@
  *   (`last_proven_at`); the proof definitively absent (no such TXT value, NXDOMAIN, NODATA) is remembered from its
  *   first such lookup (`proof_missing_since`), and the domain is revoked (`partner.idp.domain_revoked`) only at a lookup
  *   that again finds it absent 72 hours or more after that first one, with no lookup finding it in between. Temporary
- *   DNS failures count neither way and emit nothing (and the domain is tried again at the next sweep).
+ *   DNS failures count neither way and emit nothing; the sweep's attempt sets `last_checked_at`, so the domain is
+ *   tried again 24 hours later (domains failing at once never keep the others waiting at every sweep).
  * - Every transition and its event are one unit of work that first locks the domain's records (lockDomain) and then
  *   decides again on what is committed, so of processes racing over one domain (sweeps in several servers, a check
  *   meanwhile) exactly one makes a transition and tells it.
@@ -97,10 +98,17 @@ export class DomainCheckUnavailable extends Schema.TaggedError<DomainCheckUnavai
     })
 }
 
-/** What a lookup found: the TXT values (definitive), or nothing looked up. */
-type Observation = { readonly _tag: "Looked"; readonly values: ReadonlyArray<string> } | { readonly _tag: "NotLooked" }
+/**
+ * What a lookup found: the TXT values (definitive), nothing looked up, or a lookup of the sweep that failed
+ * temporarily (which changes nothing but when the record is next due).
+ */
+type Observation =
+  | { readonly _tag: "Looked"; readonly values: ReadonlyArray<string> }
+  | { readonly _tag: "NotLooked" }
+  | { readonly _tag: "Unavailable" }
 
 const notLooked: Observation = { _tag: "NotLooked" }
+const unavailable: Observation = { _tag: "Unavailable" }
 
 /** A decision about one record: the record to store (none: unchanged), the event to tell, and what the check found. */
 interface Decision {
@@ -131,7 +139,7 @@ export const decide = (current: DomainVerification, observation: Observation, at
       if (DateTime.lessThanOrEqualTo(current.expires_at, at)) {
         return { next: changed({ status: "expired" }), event: "partner.idp.domain_verification_failed", result: "token_expired" }
       }
-      if (observation._tag === "NotLooked") return { next: undefined, event: undefined, result: "token_mismatch" }
+      if (observation._tag !== "Looked") return { next: undefined, event: undefined, result: "token_mismatch" }
       if (observation.values.includes(current.challenge)) {
         return {
           next: changed({
@@ -153,6 +161,9 @@ export const decide = (current: DomainVerification, observation: Observation, at
     }
     case "verified": {
       if (observation._tag === "NotLooked") return { next: undefined, event: undefined, result: "verified" }
+      // Tried: due again a re-validation interval later (so that domains failing at once cannot keep the others
+      // waiting at every sweep), and counting neither way.
+      if (observation._tag === "Unavailable") return { next: changed({ last_checked_at: at }), event: undefined, result: "verified" }
       if (observation.values.includes(current.challenge)) {
         return {
           next: changed({ last_checked_at: at, last_proven_at: at, proof_missing_since: null }),
@@ -188,7 +199,7 @@ export interface SweepReport {
   readonly expired: number
   readonly revalidated: number
   readonly revoked: number
-  /** Lookups that failed temporarily (nothing changed; tried again at the next sweep). */
+  /** Lookups that failed temporarily (counting neither way; the domain is due again a re-validation interval later). */
   readonly temporaryFailures: number
 }
 
@@ -332,11 +343,13 @@ const make = Effect.gen(function*() {
       const observation = record.status === "verified"
         ? yield* Effect.either(lookUp(record.domain))
         : undefined
-      if (observation?._tag === "Left") {
-        temporaryFailures += 1
-        continue
-      }
-      const applied = yield* apply(record.partner_app_id, record.domain, observation?.right ?? notLooked).pipe(
+      if (observation?._tag === "Left") temporaryFailures += 1
+      const seen: Observation = observation === undefined
+        ? notLooked
+        : observation._tag === "Left"
+        ? unavailable
+        : observation.right
+      const applied = yield* apply(record.partner_app_id, record.domain, seen).pipe(
         // Another app completing the domain meanwhile is its business: this record is left as it is.
         Effect.catchTag("DomainVerifiedByAnotherApp", () => Effect.succeed(Option.none()))
       )
@@ -344,7 +357,7 @@ const make = Effect.gen(function*() {
       const { event, verification } = applied.value
       if (event === "partner.idp.domain_verification_failed" && verification.status === "expired") expired += 1
       if (event === "partner.idp.domain_revoked") revoked += 1
-      if (record.status === "verified" && event === undefined) revalidated += 1
+      if (record.status === "verified" && event === undefined && seen._tag === "Looked") revalidated += 1
     }
     return { expired, revalidated, revoked, temporaryFailures } satisfies SweepReport
   })
