@@ -284,13 +284,17 @@ describe.each(stores)("domain verification ($name)", (store) => {
     expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/eu.${domain}`), 404, "not_found", `eu.${domain}`)
   })
 
-  it("answers every bad request in the partner envelope: unknown domain 404, invalid domain 400 naming it, no credentials 401", async () => {
+  it("answers every bad request in the partner envelope: unknown domain 404, invalid domain 400 naming it, generic domain 400, no credentials 401", async () => {
     expectPartnerError(await admin.get(`/v1/partner/admin/idp/domains/never-${tag}.example`), 404, "not_found")
     expectPartnerError(await admin.post(`/v1/partner/admin/idp/domains/never-${tag}.example/check`), 404, "not_found")
     for (const bad of ["localhost", "1.2.3.4", "a..b.example", "-bad.example", "under_score.example", `${"a".repeat(64)}.example`]) {
       const answer = await admin.post(`/v1/partner/admin/idp/domains/${encodeURIComponent(bad)}/verify`)
       expectPartnerError(answer, 400, "invalid_request", "domain: must be a domain name")
     }
+    for (const generic of ["gmail.com", "Outlook.com"]) {
+      expectPartnerError(await admin.post(`/v1/partner/admin/idp/domains/${generic}/verify`), 400, "domain_is_generic", "generic e-mail domain")
+    }
+    expectPartnerError(await admin.get("/v1/partner/admin/idp/domains/gmail.com"), 404, "not_found")
     expectPartnerError(await client(server.url).post(`/v1/partner/admin/idp/domains/x-${tag}.example/verify`), 401, "missing_api_key")
   })
 

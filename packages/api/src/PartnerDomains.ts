@@ -11,6 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import {
   DomainCheck,
   DomainCheckUnavailable,
+  DomainIsGeneric,
   DomainVerificationNotFound,
   DomainVerificationView,
   DomainVerifiedByAnotherApp,
@@ -35,6 +36,18 @@ export const DomainAlreadyClaimed = wire(
   409,
   (error, requestId) => Effect.succeed(partnerEnvelope("domain_already_claimed", error.message, requestId)),
   (b) => new DomainVerifiedByAnotherApp({ domain: "", message: b.error })
+)
+
+export const DomainGeneric = wire(
+  DomainIsGeneric,
+  PartnerEnvelope(
+    "PartnerDomainIsGeneric",
+    ["domain_is_generic"],
+    "a generic e-mail domain (gmail.com, outlook.com, ...): no IdP configuration may claim it, so it is not verified"
+  ),
+  400,
+  (error, requestId) => Effect.succeed(partnerEnvelope("domain_is_generic", error.message, requestId)),
+  (b) => new DomainIsGeneric({ domain: "", message: b.error })
 )
 
 export const DomainVerificationMissing = wire(
@@ -83,6 +96,7 @@ export class PartnerDomainsApi extends HttpApiGroup.make("partnerDomains")
       .addSuccess(DomainVerificationView)
       .addSuccess(StartedDomainVerification, { status: 201 })
       .addError(DomainAlreadyClaimed)
+      .addError(DomainGeneric)
       .annotate(OpenApi.Summary, "Start or rotate a domain's DNS challenge")
       .annotate(
         OpenApi.Description,
@@ -93,7 +107,9 @@ export class PartnerDomainsApi extends HttpApiGroup.make("partnerDomains")
           "call on the app's own verified domain changes nothing and answers 200 with the record (keep the TXT record " +
           "published: the domain is re-validated every 24 hours). When another partner app holds the domain verified " +
           "it is 409 `domain_already_claimed` (verification belongs to the app that completed it; domains match " +
-          `exactly, so \`eu.example.com\` is verified on its own). ${record} ${invalidDomain} ${authentication}`
+          `exactly, so \`eu.example.com\` is verified on its own). A generic e-mail domain (gmail.com, outlook.com, ` +
+          "...: the list no IdP configuration may claim) is 400 `domain_is_generic`. " +
+          `${record} ${invalidDomain} ${authentication}`
       )
   )
   .add(

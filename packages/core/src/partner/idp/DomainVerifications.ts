@@ -6,7 +6,8 @@
  * - verify issues a challenge: 32 random bytes in base64url after `convene-verification=`, unique per issue, valid 7
  *   days. With no record, or on an expired or revoked one, it starts over (pending, a new challenge); on a pending one
  *   it rotates the challenge (the old value no longer counts) and restarts the 7 days; on the app's own verified domain
- *   it changes nothing (the TXT record to keep published is shown).
+ *   it changes nothing (the TXT record to keep published is shown). A generic e-mail domain (gmail.com, ...) is refused
+ *   (DomainIsGeneric, 400 `domain_is_generic`): no IdP configuration may claim one.
  * - A domain another app holds verified can be neither started nor completed by another app: DomainVerifiedByAnotherApp
  *   (409 `domain_already_claimed`). Domains match exactly (`eu.example.com` is not `example.com`).
  * - check looks the TXT records of `_convene-challenge.<domain>` up (every value counts: several apps may publish
@@ -52,6 +53,7 @@ import {
 } from "./DomainVerification.js"
 import { DomainVerificationStore } from "./DomainVerificationStore.js"
 import type { EmailDomain } from "./EmailDomain.js"
+import { isGenericDomain } from "./GenericDomains.js"
 
 /** How long a challenge stays pending (the partner document's Limits). */
 export const challengeLifetime = Duration.days(7)
@@ -72,6 +74,21 @@ export class DomainVerifiedByAnotherApp extends Schema.TaggedError<DomainVerifie
 ) {
   static readonly of = (domain: string) =>
     new DomainVerifiedByAnotherApp({ domain, message: `the domain ${domain} is verified by another partner app` })
+}
+
+/**
+ * A generic e-mail domain (gmail.com, ...: GenericDomains) cannot be verified (400 `domain_is_generic`): no IdP
+ * configuration may claim one, and anyone can have an address there.
+ */
+export class DomainIsGeneric extends Schema.TaggedError<DomainIsGeneric>()("DomainIsGeneric", {
+  domain: Schema.String,
+  message: Schema.String
+}) {
+  static readonly of = (domain: string) =>
+    new DomainIsGeneric({
+      domain,
+      message: `${domain} is a generic e-mail domain (anyone can have an address there): it cannot be verified nor claimed`
+    })
 }
 
 /** The app has no verification of the domain (404 `not_found`). */
@@ -273,6 +290,7 @@ const make = Effect.gen(function*() {
    * record and whether it was created by this call.
    */
   const verify = fn("DomainVerifications.verify")(function*(appId: PartnerAppId, domain: EmailDomain) {
+    if (isGenericDomain(domain)) return yield* Effect.fail(DomainIsGeneric.of(domain))
     const challenge = yield* mintChallenge
     return yield* transactor.withTransaction(Effect.gen(function*() {
       const records = yield* store.lockDomain(domain)
