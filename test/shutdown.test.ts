@@ -140,7 +140,7 @@ describe("SIGTERM", () => {
 })
 
 describe("starting", () => {
-  it("says what it is on one line: version, address, store without credentials, operator API", async () => {
+  it("says what it is on one line: version, address, store without credentials, operator API, partner SSO", async () => {
     const dataDir = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "convene-first-start-")), "data")
     const port = await freePort()
     const run = spawnServer({ PORT: String(port), CONVENE_DATA_DIR: dataDir })
@@ -154,7 +154,8 @@ describe("starting", () => {
         level: "info",
         address: `http://127.0.0.1:${port}`,
         store: `embedded PostgreSQL in ${dataDir}`,
-        operator_api: "off"
+        operator_api: "off",
+        partner_sso: "off (CONVENE_SECRETS_KEY is not set)"
       })
       expect(String(started!.msg)).toMatch(/^Convene \d+\.\d+\.\d+ listening$/)
     } finally {

@@ -461,6 +461,7 @@ describe("a server process", () => {
       }, headers)
       expect(created.status).toBe(201)
       expect(server.output()).not.toContain(SECRET)
+      expect(server.output()).toContain(`"partner_sso":"on"`)
     } finally {
       await server.stop()
     }

@@ -346,7 +346,9 @@ const ListeningLive = (config: HostConfig, storeName: string) =>
           address: addressOf(Context.get(context, HttpServer.HttpServer).address),
           base_url: config.baseUrl,
           store: storeName,
-          operator_api: Option.isSome(config.operatorToken) ? "on" : "off"
+          operator_api: Option.isSome(config.operatorToken) ? "on" : "off",
+          // IdP configurations (partner SSO) need CONVENE_SECRETS_KEY to encrypt the IdP client secrets.
+          partner_sso: Option.isSome(config.secretsKey ?? Option.none()) ? "on" : "off (CONVENE_SECRETS_KEY is not set)"
         }))
       ),
       Layer.provide(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
