@@ -5,6 +5,7 @@
 //   GET /v1/meetings/{id}/agenda-items?limit=20 (first-party, personal access token)
 //   GET /v1/partner/user/meetings/{id}/agenda-items?limit=20 (partner access token)
 //   POST /oauth2/token grant_type=refresh_token (one connection: each refresh rotates the token it presents)
+//   GET /v1/partner/sso/info/{slug} (public) and GET /v1/partner/admin/idp/domains/{domain} (API key) of issue 13
 // Prints one JSON line per run. `pnpm bench:partner` (BENCH_STORES=memory,pglite, BENCH_SECONDS=10, BENCH_RUNS=3).
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
@@ -116,11 +117,24 @@ for (const store of stores) {
     const redirectUri = "http://127.0.0.1:9/callback"
     const app = await call("POST", "/operator/v1/partner-apps", OPERATOR, { name: "Bench partner", redirect_uris: [redirectUri] })
     const tokens = await partnerTokens(server.url, email, app, redirectUri)
+    const domain = "bench.example.com"
+    const verified = await fetch(`${server.url}/v1/partner/admin/idp/domains/${domain}/verify`, {
+      method: "POST",
+      headers: { "x-api-key": app.api_key, "x-client-id": app.client_id }
+    })
+    if (verified.status !== 201) throw new Error(`verify answered ${verified.status}`)
     const scenarios = {
       "first-party agenda": { url: `${server.url}/v1/agenda-items?meeting_id=${meeting.id}&limit=20`, headers: { authorization: `Bearer ${token}` } },
       "partner agenda": {
         url: `${server.url}/v1/partner/user/meetings/${meeting.id}/agenda-items?limit=20`,
         headers: { authorization: `Bearer ${tokens.access_token}` }
+      },
+      // Public: what a sign-in page shows of the app (issue 13).
+      "sso info": { url: `${server.url}/v1/partner/sso/info/${app.slug}` },
+      // Admin context (X-API-Key compared against its hash): a domain's verification record (issue 13).
+      "domain status": {
+        url: `${server.url}/v1/partner/admin/idp/domains/${domain}`,
+        headers: { "x-api-key": app.api_key, "x-client-id": app.client_id }
       }
     }
     for (const [name, options] of Object.entries(scenarios)) {
