@@ -31,7 +31,8 @@ const migrations = [
   "0016_partner_rate_limits",
   "0017_partner_domain_verifications",
   "0018_partner_idp_configs",
-  "0019_partner_sso_sessions"
+  "0019_partner_sso_sessions",
+  "0020_partner_toolkits"
 ]
 
 const scope = Effect.runSync(Scope.make())

@@ -22,6 +22,7 @@ import * as PartnerStore from "./PartnerStore.js"
 import * as RateLimitStore from "./RateLimitStore.js"
 import * as SessionStore from "./SessionStore.js"
 import * as SsoSessionStore from "./SsoSessionStore.js"
+import * as ToolkitStore from "./ToolkitStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
 import * as WebhookStore from "./WebhookStore.js"
@@ -48,6 +49,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   AutomationStore.suite(name, layer)
   IdpStore.suite(name, layer)
   SsoSessionStore.suite(name, layer)
+  ToolkitStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }

@@ -32,6 +32,7 @@ import {
   RateLimitStore,
   SessionStore,
   SsoSessionStore,
+  ToolkitStore,
   MeetingStore,
   type StorePorts,
   Transactor,
@@ -307,6 +308,25 @@ export const methods = {
     finish: "write",
     consume: "write",
     purge: "write"
+  },
+  ToolkitStore: {
+    insertToolkit: "write",
+    updateToolkit: "write",
+    getToolkit: "read",
+    listToolkits: "read",
+    toolkitsOf: "read",
+    deleteToolkit: "write",
+    insertVersion: "write",
+    updateVersion: "write",
+    getVersion: "read",
+    versionsOf: "read",
+    listVersions: "read",
+    putInstallation: "write",
+    installationsOf: "read",
+    installationsIn: "read",
+    claimPending: "read",
+    autoUpdates: "read",
+    setAutoUpdates: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -328,6 +348,7 @@ export const methods = {
   readonly DomainVerificationStore: Methods<Context.Tag.Service<DomainVerificationStore>>
   readonly IdpStore: Methods<Context.Tag.Service<IdpStore>>
   readonly SsoSessionStore: Methods<Context.Tag.Service<SsoSessionStore>>
+  readonly ToolkitStore: Methods<Context.Tag.Service<ToolkitStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -351,6 +372,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(DomainVerificationStore, methods.DomainVerificationStore),
   port(IdpStore, methods.IdpStore),
   port(SsoSessionStore, methods.SsoSessionStore),
+  port(ToolkitStore, methods.ToolkitStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

@@ -195,7 +195,11 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
     ]),
   domainVerifications: (table) => [...HashMap.values(table)].map((row) => ["partner_domain_verifications", row]),
   idpConfigs: (table) => [...HashMap.values(table)].map((row) => ["partner_idp_configs", row]),
-  ssoSessions: (table) => [...HashMap.values(table)].map((row) => ["partner_sso_sessions", row])
+  ssoSessions: (table) => [...HashMap.values(table)].map((row) => ["partner_sso_sessions", row]),
+  toolkits: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkits", row]),
+  toolkitVersions: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkit_versions", row]),
+  toolkitInstallations: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkit_installations", row]),
+  toolkitOptOuts: (table) => [...HashMap.keys(table)].map((workspace_id) => ["workspace_toolkit_opt_outs", { workspace_id }])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

@@ -15,6 +15,7 @@ import type { PartnerStore } from "./partner/PartnerStore.js"
 import type { DomainVerificationStore } from "./partner/idp/DomainVerificationStore.js"
 import type { IdpStore } from "./partner/idp/IdpStore.js"
 import type { SsoSessionStore } from "./partner/idp/SsoSessionStore.js"
+import type { ToolkitStore } from "./partner/toolkits/ToolkitStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
 import type { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -41,5 +42,6 @@ export type StorePorts =
   | DomainVerificationStore
   | IdpStore
   | SsoSessionStore
+  | ToolkitStore
   | RateLimitStore
   | Transactor

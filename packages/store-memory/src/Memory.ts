@@ -46,6 +46,11 @@ import type {
   SigningKey,
   SsoSession,
   SsoSessionId,
+  Toolkit,
+  ToolkitId,
+  ToolkitInstallation,
+  ToolkitVersion,
+  ToolkitVersionId,
   TranscriptSegment,
   User,
   UserId,
@@ -165,6 +170,14 @@ export interface State {
   readonly idpConfigs: HashMap.HashMap<PartnerAppId, IdpConfig>
   /** Partner SSO sessions by id. */
   readonly ssoSessions: HashMap.HashMap<SsoSessionId, SsoSession>
+  /** Partner apps' toolkits by id. */
+  readonly toolkits: HashMap.HashMap<ToolkitId, Toolkit>
+  /** Toolkits' versions by id. */
+  readonly toolkitVersions: HashMap.HashMap<ToolkitVersionId, ToolkitVersion>
+  /** Toolkit installations by `JSON.stringify([workspace_id, toolkit_id])`. */
+  readonly toolkitInstallations: HashMap.HashMap<string, ToolkitInstallation>
+  /** The workspaces that opted out of automatic toolkit updates. */
+  readonly toolkitOptOuts: HashMap.HashMap<WorkspaceId, true>
 }
 
 /** A workspace connected to a partner app. */
@@ -209,7 +222,11 @@ const empty: State = {
   automations: HashMap.empty(),
   domainVerifications: HashMap.empty(),
   idpConfigs: HashMap.empty(),
-  ssoSessions: HashMap.empty()
+  ssoSessions: HashMap.empty(),
+  toolkits: HashMap.empty(),
+  toolkitVersions: HashMap.empty(),
+  toolkitInstallations: HashMap.empty(),
+  toolkitOptOuts: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

@@ -21,6 +21,7 @@ import * as MeetingStore from "./MeetingStore.js"
 import * as OAuthStore from "./OAuthStore.js"
 import * as PartnerStore from "./PartnerStore.js"
 import * as SsoSessionStore from "./SsoSessionStore.js"
+import * as ToolkitStore from "./ToolkitStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WebhookStore from "./WebhookStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
@@ -56,5 +57,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   DomainVerificationStore.layer,
   IdpStore.layer,
   SsoSessionStore.layer,
+  ToolkitStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

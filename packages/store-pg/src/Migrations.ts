@@ -731,6 +731,55 @@ const partnerSsoSessions = Effect.gen(function*() {
   yield* sql`CREATE INDEX partner_sso_sessions_expires_idx ON partner_sso_sessions (expires_at)`
 })
 
+/**
+ * Partner toolkits (issue 14): the toolkits, their versions (the manifest as JSON text), their installations in
+ * workspaces (one per workspace and toolkit; the pending ones are the distribution's queue, claimed with SKIP LOCKED)
+ * and the workspaces' opt-out of automatic toolkit updates. A workspace's rows go with it (ON DELETE CASCADE), and so
+ * do a toolkit's versions and installations.
+ */
+const partnerToolkits = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE partner_toolkits (
+    id uuid PRIMARY KEY,
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) DEFERRABLE INITIALLY DEFERRED,
+    name text NOT NULL,
+    description text,
+    auto_propagate boolean NOT NULL,
+    auto_install_on_new_workspaces boolean NOT NULL,
+    latest_version_id uuid NOT NULL,
+    published_version_id uuid,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX partner_toolkits_app_created_idx ON partner_toolkits (partner_app_id, created_at DESC, id DESC)`
+  yield* sql`CREATE TABLE partner_toolkit_versions (
+    id uuid PRIMARY KEY,
+    toolkit_id uuid NOT NULL REFERENCES partner_toolkits (id) ON DELETE CASCADE,
+    number integer NOT NULL CHECK (number >= 1),
+    manifest text NOT NULL,
+    status text NOT NULL,
+    created_at timestamptz NOT NULL,
+    published_at timestamptz,
+    UNIQUE (toolkit_id, number)
+  )`
+  yield* sql`CREATE TABLE partner_toolkit_installations (
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    toolkit_id uuid NOT NULL REFERENCES partner_toolkits (id) ON DELETE CASCADE,
+    version_id uuid NOT NULL,
+    installed_version_id uuid,
+    status text NOT NULL,
+    reason text,
+    updated_at timestamptz NOT NULL,
+    PRIMARY KEY (workspace_id, toolkit_id)
+  )`
+  yield* sql`CREATE INDEX partner_toolkit_installations_toolkit_idx ON partner_toolkit_installations (toolkit_id)`
+  yield* sql`CREATE INDEX partner_toolkit_installations_pending_idx ON partner_toolkit_installations (updated_at)
+    WHERE status = 'pending'`
+  yield* sql`CREATE TABLE workspace_toolkit_opt_outs (
+    workspace_id uuid PRIMARY KEY REFERENCES workspaces (id) ON DELETE CASCADE
+  )`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -751,7 +800,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0016_partner_rate_limits": partnerRateLimits,
   "0017_partner_domain_verifications": partnerDomainVerifications,
   "0018_partner_idp_configs": partnerIdpConfigs,
-  "0019_partner_sso_sessions": partnerSsoSessions
+  "0019_partner_sso_sessions": partnerSsoSessions,
+  "0020_partner_toolkits": partnerToolkits
 }
 
 const runMigrator = Migrator.make({})

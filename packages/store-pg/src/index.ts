@@ -36,6 +36,7 @@ import * as PgPool from "./PgPool.js"
 import * as PgRateLimitStore from "./PgRateLimitStore.js"
 import * as PgSessionStore from "./PgSessionStore.js"
 import * as PgSsoSessionStore from "./PgSsoSessionStore.js"
+import * as PgToolkitStore from "./PgToolkitStore.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
 import * as PgWebhookStore from "./PgWebhookStore.js"
@@ -64,6 +65,7 @@ export {
   PgRateLimitStore,
   PgSessionStore,
   PgSsoSessionStore,
+  PgToolkitStore,
   PgTransactor,
   PgUserStore,
   PgWebhookStore,
@@ -99,6 +101,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgDomainVerificationStore.layer,
   PgIdpStore.layer,
   PgSsoSessionStore.layer,
+  PgToolkitStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 
