@@ -26,6 +26,7 @@ import * as PartnerAutomations from "./PartnerAutomations.js"
 import { PartnerSsoApi } from "./PartnerSso.js"
 import { PartnerDomainsApi } from "./PartnerDomains.js"
 import { PartnerIdpApi } from "./PartnerIdp.js"
+import { PartnerToolkitsApi } from "./PartnerToolkits.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
@@ -54,6 +55,7 @@ export class PublicApi extends HttpApi.make("convene")
   .add(PartnerSsoApi)
   .add(PartnerDomainsApi)
   .add(PartnerIdpApi)
+  .add(PartnerToolkitsApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)

@@ -35,6 +35,7 @@ import type { OidcClient } from "./partner/idp/OidcClient.js"
 import { PartnerSso } from "./partner/idp/PartnerSso.js"
 import { AttachmentLinks } from "./partner/AttachmentLinks.js"
 import { PartnerUserContext } from "./partner/PartnerUserContext.js"
+import { Toolkits } from "./partner/toolkits/Toolkits.js"
 import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
 import { Clients } from "./oauth/Clients.js"
 import { Sessions } from "./oauth/Sessions.js"
@@ -164,17 +165,19 @@ export const attachmentsLayer: Layer.Layer<Attachments, never, StorePorts | Cryp
   Layer.provide(MeetingAccess.layer)
 )
 
-export type PartnerServices = PartnerApps | Automations
+export type PartnerServices = PartnerApps | Automations | Toolkits
 
 /**
  * Partner apps (the partner API's admin context, the operator's provisioning of apps) and their automations. Besides
  * the store it needs the Outbound port, whose rules a partner app's webhook URL and an automation's action URLs must
  * pass (as a workspace endpoint's), and the SecretBox (an app's webhook secret is stored sealed). Their webhooks and
- * automation calls are enqueued by `layer` and sent by `webhooksLayer`'s worker.
+ * automation calls are enqueued by `layer` and sent by `webhooksLayer`'s worker. With them, the apps' toolkits
+ * (Toolkits), whose distribution the host runs in the background (`Toolkits.installPending`).
  */
-export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Crypto | Outbound | SecretBox> = Layer.merge(
+export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Crypto | Outbound | SecretBox> = Layer.mergeAll(
   PartnerApps.layer,
-  Automations.layer
+  Automations.layer,
+  Toolkits.layer
 )
 
 /**
@@ -201,11 +204,11 @@ export type PartnerOAuthServices = PartnerOAuth | PartnerAuthorizationServer | A
 /**
  * The partner OAuth 2.0 server with `issuer` (`{base_url}/oauth2`), the user context's token authentication and
  * its own rules, and the attachments' pre-signed URLs. It shares the first-party server's signing keys
- * (`oauthLayer`'s SigningKeys), the partner apps (`partnerLayer`) and the meeting services (`layer`).
+ * (`oauthLayer`'s SigningKeys), the partner apps and toolkits (`partnerLayer`) and the meeting services (`layer`).
  */
 export const partnerOAuthLayer = (
   issuer: string
-): Layer.Layer<PartnerOAuthServices, never, StorePorts | Crypto | PartnerApps | SigningKeys | Meetings | AgendaItems> =>
+): Layer.Layer<PartnerOAuthServices, never, StorePorts | Crypto | PartnerApps | Toolkits | SigningKeys | Meetings | AgendaItems> =>
   Layer.mergeAll(
     PartnerAuthorizationServer.layer(issuer).pipe(Layer.provideMerge(PartnerOAuth.layer)),
     AttachmentLinks.layer,

@@ -23,7 +23,8 @@ import {
   RateLimits,
   Sessions,
   SigningKeys,
-  type StorePorts
+  type StorePorts,
+  Toolkits
 } from "@convene/core"
 import {
   JoseJwtSigner,
@@ -63,6 +64,7 @@ import { PartnerAdminAuthLive, PartnerAdminLive } from "./http/Partner.js"
 import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/PartnerUser.js"
 import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
 import { PartnerIdpLive } from "./http/PartnerIdp.js"
+import { PartnerToolkitsLive } from "./http/PartnerToolkits.js"
 import { PartnerSsoLive } from "./http/PartnerSso.js"
 import { PartnerDomainsLive } from "./http/PartnerDomains.js"
 import * as Webhooks from "./http/Webhooks.js"
@@ -128,6 +130,22 @@ const IdpRefresh = Layer.scopedDiscard(
     Effect.zipRight(configs.refreshStale(100), configs.resealStale(100)).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("refresh of IdP discovery documents failed", cause)),
       Effect.repeat(Schedule.spaced(Duration.hours(1))),
+      Effect.forkScoped
+    ))
+)
+
+/**
+ * The toolkits' distribution (Toolkits.installPending): every second, the pending installations a publish queued,
+ * 50 at a time and again at once until none is left. The queue is the store's, so a publish to many workspaces
+ * resumes after a restart; every server process sharing a store runs it, and each installation is taken by one
+ * (SKIP LOCKED on PostgreSQL).
+ */
+const ToolkitDistribution = Layer.scopedDiscard(
+  Effect.flatMap(Toolkits, (toolkits) =>
+    toolkits.installPending().pipe(
+      Effect.repeat({ while: (taken) => taken > 0 }),
+      Effect.catchAllCause((cause) => Effect.logWarning("distribution of toolkit installations failed", cause)),
+      Effect.repeat(Schedule.spaced(Duration.seconds(1))),
       Effect.forkScoped
     ))
 )
@@ -246,6 +264,7 @@ export const ApiLive = (config: HostConfig) =>
       PartnerAdminLive,
       PartnerAutomationsLive,
       PartnerIdpLive,
+      PartnerToolkitsLive,
       PartnerSsoLive,
       PartnerDomainsLive,
       PartnerUserLive(config),
@@ -317,6 +336,7 @@ export const ServeLive = (config: HostConfig) => {
     Layer.provide(ApiLive(config)),
     Layer.provide(Sweeper),
     Layer.provide(IdpRefresh),
+    Layer.provide(ToolkitDistribution),
     Layer.provide(DomainSweep(config)),
     Layer.provide(Webhooks.worker({
       interval: Duration.millis(250),

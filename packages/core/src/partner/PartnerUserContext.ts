@@ -2,16 +2,18 @@
  * The partner user context's own rules (partner-api.md "User context", decisions.md), beside the first-party
  * services it reuses with the token's principal (meetings, agenda items, backlog items, attachments): the meeting
  * list item, the agenda of one meeting (an item addressed through another meeting is 404), the transcript in SRT
- * behind the ELITE plan, and the next steps and action buttons of installed toolkits (none until toolkits exist:
- * part 3 installs them; a trigger of an unknown button is 404).
+ * behind the ELITE plan, and the next steps and action buttons of the toolkits installed in the meeting's workspace
+ * (of every app's toolkits, each in the version its installation has in use; a trigger is still 404: the triggers of
+ * toolkit buttons are to come).
  */
 import { Context, Effect, Layer, Schema, Struct } from "effect"
 import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { NotFound, orNotFound, PlanRequired } from "../shared/Errors.js"
 import type { AgendaItemId, MeetingId } from "../shared/Ids.js"
-import { clamp, type PageRequest, toList } from "../shared/Pagination.js"
+import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
 import { Timestamp } from "../shared/Time.js"
+import { trusted } from "../shared/Trusted.js"
 import { fn } from "../shared/Span.js"
 import { AgendaItems } from "../agenda/AgendaItems.js"
 import { CreateAgendaItem, type UpdateAgendaItem } from "../agenda/AgendaItems.js"
@@ -22,6 +24,7 @@ import { Meetings } from "../meetings/Meetings.js"
 import { MeetingStore } from "../meetings/MeetingStore.js"
 import { atLeast } from "../workspaces/Plans.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
+import { Toolkits } from "./toolkits/Toolkits.js"
 import { MeetingId as MeetingIdSchema } from "../shared/Ids.js"
 
 /** A meeting as the partner's list shows it (partner-api.md: id, title, scheduled_start, scheduled_end, status). */
@@ -90,6 +93,7 @@ const make = Effect.gen(function*() {
   const access = yield* MeetingAccess
   const store = yield* MeetingStore
   const workspaces = yield* WorkspaceStore
+  const toolkits = yield* Toolkits
 
   /** The meetings the user sees, newest first, as list items. */
   const listMeetings = fn("PartnerUserContext.listMeetings")(function*(principal: Principal, page: PageRequest) {
@@ -152,18 +156,33 @@ const make = Effect.gen(function*() {
     return toSrt(yield* store.transcript(principal.workspace_id, meeting.id))
   })
 
-  /** The next steps of the toolkits installed in the meeting's workspace (none until toolkits can be installed). */
+  /** The next steps of the toolkits installed in the meeting's workspace, by toolkit id, in manifest order. */
   const nextSteps = fn("PartnerUserContext.nextSteps")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
-    yield* access.readable(principal, meetingId)
-    return toList<NextStep>({ items: [], total: 0 }, clamp(request))
+    const meeting = yield* access.readable(principal, meetingId)
+    const items = (yield* toolkits.installedIn(meeting.workspace_id)).flatMap(({ manifest, toolkit_id }) =>
+      (manifest.next_steps ?? []).map((step) =>
+        new NextStep({ key: step.key, title: step.title, description: step.description ?? null, toolkit_id }, trusted)
+      )
+    )
+    const page = clamp(request)
+    return toList(sliceOf(items, page), page)
   })
 
-  /** The action buttons of the toolkits installed in the meeting's workspace (none until toolkits can be installed). */
+  /**
+   * The action buttons of the toolkits installed in the meeting's workspace, by toolkit id, in manifest order; a
+   * button's id is `<toolkit_id>:<key>`, the same in every version of the toolkit.
+   */
   const actionButtons = fn("PartnerUserContext.actionButtons")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
-    yield* access.readable(principal, meetingId)
-    return toList<ActionButton>({ items: [], total: 0 }, clamp(request))
+    const meeting = yield* access.readable(principal, meetingId)
+    const items = (yield* toolkits.installedIn(meeting.workspace_id)).flatMap(({ manifest, toolkit_id }) =>
+      (manifest.action_buttons ?? []).map((button) =>
+        new ActionButton({ id: `${toolkit_id}:${button.key}`, key: button.key, label: button.label, url: button.url, toolkit_id }, trusted)
+      )
+    )
+    const page = clamp(request)
+    return toList(sliceOf(items, page), page)
   })
 
   /** Triggers an action button of the meeting: with no toolkit installed, every button id is unknown (404). */
@@ -180,6 +199,10 @@ export class PartnerUserContext extends Context.Tag("@convene/core/PartnerUserCo
   PartnerUserContext,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer: Layer.Layer<PartnerUserContext, never, Meetings | AgendaItems | MeetingAccess | MeetingStore | WorkspaceStore> =
+  static readonly layer: Layer.Layer<
+    PartnerUserContext,
+    never,
+    Meetings | AgendaItems | MeetingAccess | MeetingStore | WorkspaceStore | Toolkits
+  > =
     Layer.effect(PartnerUserContext, make)
 }

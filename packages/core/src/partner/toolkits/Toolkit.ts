@@ -50,7 +50,9 @@ export class ToolkitVersion extends Schema.Class<ToolkitVersion>("ToolkitVersion
   toolkit_id: ToolkitId,
   number: Schema.Int,
   manifest: Manifest,
-  status: VersionStatus.annotations({ description: "draft until published; a toolkit has at most one published version" }),
+  status: VersionStatus.annotations({
+    description: "draft until published; the toolkit's published_version_id is the one in use"
+  }),
   created_at: Timestamp,
   published_at: Schema.NullOr(Timestamp)
 }) {}
