@@ -216,7 +216,21 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
       "POST /v1/partner/admin/idp/domains/{domain}/check",
       "POST /v1/partner/admin/idp/domains/{domain}/verify",
       "PUT /v1/partner/admin/idp"
-    ])
+    ].concat([
+      "DELETE /v1/partner/admin/toolkits/{id}",
+      "GET /v1/partner/admin/toolkits",
+      "GET /v1/partner/admin/toolkits/{id}",
+      "GET /v1/partner/admin/toolkits/{id}/export",
+      "GET /v1/partner/admin/toolkits/{id}/installations",
+      "GET /v1/partner/admin/toolkits/{id}/versions",
+      "GET /v1/partner/admin/toolkits/{id}/versions/{version_id}",
+      "PATCH /v1/partner/admin/toolkits/{id}",
+      "POST /v1/partner/admin/toolkits",
+      "POST /v1/partner/admin/toolkits/export",
+      "POST /v1/partner/admin/toolkits/{id}/versions",
+      "POST /v1/partner/admin/toolkits/{id}/versions/{version_id}/publish",
+      "PUT /v1/partner/admin/toolkits/{id}"
+    ]).sort())
     // The partner user context, with a partner OAuth access token (the `partnerBearer` scheme), and the pre-signed
     // download URLs, which need none.
     const partnerUser = ops.filter((op) => op.security === "partnerUser").map((op) => op.key).sort()

@@ -231,7 +231,9 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
 const partnerEnvelopeFields = ["code", "error", "request_id"].join()
 /** The partner 402 (PartnerUser.ts): the envelope with the plan the feature needs. */
 const partnerPlanFields = ["code", "current_plan", "error", "feature", "request_id", "required_plan"].join()
-const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields, partnerPlanFields]
+/** A toolkit version's 409 (PartnerToolkits.ts): the envelope with the version's conflicts. */
+const partnerConflictFields = ["code", "conflicts", "error", "request_id"].join()
+const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields, partnerPlanFields, partnerConflictFields]
 
 /** Whether `schema` refers to a partner envelope among `schemas` (the document's components): a partner failure. */
 const isPartnerFailure = (schemas: JsonObject) => (schema: unknown): boolean => {

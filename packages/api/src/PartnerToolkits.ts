@@ -28,7 +28,7 @@ import {
   ToolkitId,
   type ToolkitRefused,
   ToolkitVersion,
-  ToolkitVersionConflicts,
+  type ToolkitVersionConflicts,
   ToolkitVersionId,
   ToolkitView,
   UpdateToolkit
@@ -77,8 +77,14 @@ export const PartnerToolkitNotFound = wire(
   (b) => new PartnerToolkitMissing({ message: b.error })
 )
 
+/** A new version refused for its conflicts, as the toolkit routes' own class. */
+export class PartnerToolkitConflicting extends Schema.TaggedError<PartnerToolkitConflicting>()("PartnerToolkitConflicting", {
+  conflicts: Schema.Array(Schema.Struct(ToolkitConflict.fields)),
+  message: Schema.String
+}) {}
+
 export const PartnerToolkitConflict = wire(
-  ToolkitVersionConflicts,
+  PartnerToolkitConflicting,
   Schema.Struct({
     error: Schema.String,
     code: Schema.Literal("conflict"),
@@ -91,7 +97,7 @@ export const PartnerToolkitConflict = wire(
   }),
   409,
   (error, requestId) => Effect.succeed({ ...partnerEnvelope("conflict", error.message, requestId), conflicts: error.conflicts }),
-  (b) => new ToolkitVersionConflicts({ conflicts: b.conflicts, message: b.error })
+  (b) => new PartnerToolkitConflicting({ conflicts: b.conflicts, message: b.error })
 )
 
 /** The toolkit routes' class of a core refusal. */
@@ -99,6 +105,14 @@ export const asPartnerToolkitFailure = (refused: ToolkitRefused): PartnerToolkit
   refused.code === "not_found"
     ? new PartnerToolkitMissing({ message: refused.message })
     : new PartnerToolkitInvalid({ message: refused.message })
+
+/** The version route's class of a core refusal or of the version's conflicts. */
+export const asPartnerVersionFailure = (
+  refused: ToolkitRefused | ToolkitVersionConflicts
+): PartnerToolkitInvalid | PartnerToolkitMissing | PartnerToolkitConflicting =>
+  refused._tag === "ToolkitVersionConflicts"
+    ? new PartnerToolkitConflicting({ conflicts: refused.conflicts, message: refused.message })
+    : asPartnerToolkitFailure(refused)
 
 export const ToolkitList = Pagination.ListOf(ToolkitView).annotations({ identifier: "ToolkitList" })
 export const ToolkitVersionList = Pagination.ListOf(ToolkitVersion).annotations({ identifier: "ToolkitVersionList" })

@@ -434,6 +434,9 @@ const isPartnerOp = (op: Operation) => op.template === "/v1/partner" || op.templ
 /** The IdP configuration's routes, which answer `invalid_request_body` where the partner API says `invalid_request`. */
 const isIdpConfigOp = (op: Operation) => op.template === "/v1/partner/admin/idp"
 
+/** The toolkit routes, which answer `invalid_request_body` too (a manifest's problems as every other field's). */
+const isToolkitOp = (op: Operation) => op.template.startsWith("/v1/partner/admin/toolkits")
+
 /**
  * A pre-signed URL's parts: one the server minted (strict), or, in a valid-ish request, now and then one with a part
  * changed (404).
@@ -528,7 +531,7 @@ const rightful = (op: Operation): Credential => {
  */
 const codeOf = (op: Operation, code: string) =>
   isPartnerOp(op) && (code === "validation_error" || code === "bad_request")
-    ? isIdpConfigOp(op) ? "invalid_request_body" : "invalid_request"
+    ? isIdpConfigOp(op) || isToolkitOp(op) ? "invalid_request_body" : "invalid_request"
     : code
 
 /**
@@ -1307,9 +1310,12 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
         const id = params.length === 1 && op.template.endsWith("}") && uuidParams.includes(params[0] ?? "")
           ? base.params[params[0] ?? ""]
           : undefined
-        // The partner's SRT export needs ELITE or ENTERPRISE: the world is PRO.
+        // The partner's SRT export needs ELITE or ENTERPRISE: the world is PRO. The world has no toolkit (yet): a
+        // toolkit id is the id of nothing.
         const expect = isPartnerOp(op) && op.template.endsWith("/transcript/export")
           ? routed(op, { statuses: [402], codes: ["plan_required"] })
+          : isToolkitOp(op)
+          ? routed(op, { statuses: [404], codes: ["not_found"] })
           : routed(op, { statuses: [200], ...(id === undefined ? {} : { id }) })
         return { mutation: "path parameters in upper case", ...built, expect }
       }))

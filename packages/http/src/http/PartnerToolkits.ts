@@ -4,19 +4,15 @@
  * (asPartnerToolkitFailure; a version's conflicts as the 409 with `conflicts`).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { type PartnerApp, ToolkitRefused, Toolkits } from "@convene/core"
+import { type PartnerApp, type ToolkitRefused, Toolkits } from "@convene/core"
 import { Effect } from "effect"
 import { Api } from "@convene/api/Api"
 import { CurrentPartnerApp } from "@convene/api/Partner"
-import { asPartnerToolkitFailure, type PartnerToolkitInvalid, type PartnerToolkitMissing } from "@convene/api/PartnerToolkits"
+import { asPartnerToolkitFailure, asPartnerVersionFailure } from "@convene/api/PartnerToolkits"
 
 /** Runs `f` for the authenticated app, its refusals as the toolkit routes' classes. */
-const asApp = <A, E>(f: (app: PartnerApp) => Effect.Effect<A, E>) =>
-  Effect.flatMap(CurrentPartnerApp, f).pipe(
-    Effect.mapError((error): Exclude<E, ToolkitRefused> | PartnerToolkitInvalid | PartnerToolkitMissing =>
-      error instanceof ToolkitRefused ? asPartnerToolkitFailure(error) : error as Exclude<E, ToolkitRefused>
-    )
-  )
+const asApp = <A>(f: (app: PartnerApp) => Effect.Effect<A, ToolkitRefused>) =>
+  Effect.flatMap(CurrentPartnerApp, f).pipe(Effect.mapError(asPartnerToolkitFailure))
 
 export const PartnerToolkitsLive = HttpApiBuilder.group(Api, "partnerToolkits", (handlers) =>
   Effect.gen(function*() {
@@ -31,7 +27,10 @@ export const PartnerToolkitsLive = HttpApiBuilder.group(Api, "partnerToolkits", 
       .handle("deleteToolkit", ({ path }) => asApp((app) => toolkits.remove(app, path.id)))
       .handle("exportToolkit", ({ path }) => asApp((app) => toolkits.exportOne(app, path.id)))
       .handle("listToolkitVersions", ({ path, urlParams }) => asApp((app) => toolkits.listVersions(app, path.id, urlParams)))
-      .handle("createToolkitVersion", ({ path, payload }) => asApp((app) => toolkits.createVersion(app, path.id, payload)))
+      .handle("createToolkitVersion", ({ path, payload }) =>
+        Effect.flatMap(CurrentPartnerApp, (app) => toolkits.createVersion(app, path.id, payload)).pipe(
+          Effect.mapError(asPartnerVersionFailure)
+        ))
       .handle("getToolkitVersion", ({ path }) => asApp((app) => toolkits.getVersion(app, path.id, path.version_id)))
       .handle("publishToolkitVersion", ({ path, payload }) =>
         asApp((app) => toolkits.publish(app, path.id, path.version_id, payload)))
