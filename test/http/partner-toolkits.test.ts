@@ -2,10 +2,11 @@
  * Partner toolkits end to end (/v1/partner/admin/toolkits...), on real sockets, on the in-memory store and on a
  * PostgreSQL server: a manifest round trip (create, export, create again from the export: equal), the path of a
  * manifest's first problem, conflicts with and without force, publish propagation counted against workspaces the
- * operator connected (one opted out of automatic updates through the server's own store: the first-party setting has
- * no route yet), the installations' summary once the server's background distribution ran, and deletion. Then, with
+ * operator connected (one opted out of automatic updates through the server's own store, as those workspaces have no
+ * users; the first-party setting's route is exercised below), the installations' summary once the server's background distribution ran, and deletion. Then, with
  * the partner OAuth flow (a real sign-in and consent), the user context's next steps and action buttons of the
- * installed toolkits, and what a new version removes.
+ * installed toolkits, what a new version removes, and the workspace's opt-out through GET and PUT
+ * /v1/workspace/toolkit-updates.
  */
 import { type StorePorts, ToolkitStore, WorkspaceId } from "@convene/core"
 import * as StoreMemory from "@convene/store-memory"
@@ -161,9 +162,14 @@ describe.each(stores)("partner toolkits ($name)", (store) => {
 
     const bulk = await admin.post(`${ADMIN}/export`, { toolkit_ids: [again.body.id, created.body.id] })
     expect(bulk.status).toBe(200)
-    expect(bulk.body).toEqual({ toolkits: [{ id: created.body.id, manifest: fullManifest }, { id: again.body.id, manifest: fullManifest }] })
+    // Oldest first (two made in the same millisecond go by id).
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)
+    expect([...bulk.body.toolkits].sort(byId)).toEqual(
+      [{ id: created.body.id, manifest: fullManifest }, { id: again.body.id, manifest: fullManifest }].sort(byId)
+    )
     const listed = await admin.get(`${ADMIN}?limit=1`)
-    expect(listed.body).toMatchObject({ total: 2, limit: 1, offset: 0, items: [{ id: again.body.id }] })
+    expect(listed.body).toMatchObject({ total: 2, limit: 1, offset: 0 })
+    expect([created.body.id, again.body.id]).toContain(listed.body.items[0].id)
   })
 
   it("refusals in the partner envelope: the manifest's first problem by its path, unknown fields, unknown ids", async () => {
@@ -287,11 +293,12 @@ describe("partner toolkits in the user context", () => {
     const partner = client(server.url, tokens.access_token)
     const issued = await client(server.url, OPERATOR_TOKEN).post(`/operator/v1/users/${user.userId}/tokens`, {
       kind: "personal_access_token",
-      scopes: ["meetings:read", "meetings:write"],
+      scopes: ["meetings:read", "meetings:write", "workspace:read", "workspace:write"],
       expiry_days: 30
     })
     expect(issued.status, issued.text).toBe(201)
-    const created = await client(server.url, issued.body.token).post("/v1/meetings", { title: "Deal review" })
+    const firstParty = client(server.url, issued.body.token)
+    const created = await firstParty.post("/v1/meetings", { title: "Deal review" })
     expect(created.status, created.text).toBe(201)
     const meeting = created.body
     const admin = adminOf(server.url, app)
@@ -324,6 +331,18 @@ describe("partner toolkits in the user context", () => {
     const changed = await eventually(nextSteps, (answer) => answer.body.items?.some((step: { key: string }) => step.key === "c"))
     expect(changed.body.items.map((step: { key: string }) => step.key)).toEqual(["a", "c"])
     expect((await buttons()).body).toMatchObject({ items: [], total: 0 })
+
+    // The workspace opts out of automatic toolkit updates (a first-party setting): a normal publish skips it.
+    expect((await firstParty.get("/v1/workspace/toolkit-updates")).body).toEqual({ auto_updates: true })
+    const optedOut = await firstParty.put("/v1/workspace/toolkit-updates", { auto_updates: false })
+    expect(optedOut.status, optedOut.text).toBe(200)
+    expect((await firstParty.get("/v1/workspace/toolkit-updates")).body).toEqual({ auto_updates: false })
+    expect((await firstParty.put("/v1/workspace/toolkit-updates", { auto_updates: "no" })).status).toBe(400)
+    const third = await admin.post(`${ADMIN}/${toolkit.id}/versions`, { manifest: manifest("Kit", ["a", "c", "d"]) })
+    const skipped = await admin.post(`${ADMIN}/${toolkit.id}/versions/${third.body.id}/publish`, {})
+    expect(skipped.body.propagation).toEqual({ mode: "normal", workspaces_queued: 0, workspaces_skipped_opted_out: 1 })
+    expect((await admin.get(`${ADMIN}/${toolkit.id}/installations`)).body.summary).toEqual({ installed: 0, pending: 0, failed: 0, outdated: 1 })
+    expect((await nextSteps()).body.items.map((step: { key: string }) => step.key)).toEqual(["a", "c"])
 
     expect((await admin.delete(`${ADMIN}/${toolkit.id}`)).status).toBe(204)
     expect((await nextSteps()).body).toMatchObject({ items: [], total: 0 })

@@ -3,7 +3,17 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { ApiKeyView, ChangeMemberRole, CredentialId, Member, Pagination, UpdateWorkspaceSettings, UserId, Workspace } from "@convene/core"
+import {
+  ApiKeyView,
+  ChangeMemberRole,
+  CredentialId,
+  Member,
+  Pagination,
+  ToolkitUpdates,
+  UpdateWorkspaceSettings,
+  UserId,
+  Workspace
+} from "@convene/core"
 import { Schema } from "effect"
 import { Forbidden, Missing, StateConflict } from "./Errors.js"
 import { PageParams } from "./Query.js"
@@ -45,6 +55,30 @@ export class WorkspaceApi extends HttpApiGroup.make("workspace")
           "is 404 `not_found`, as for a meeting's `template_id`. A new meeting whose request names no template takes the " +
           "default template; its detail level is the request's, else its template's (the request's or the default one), " +
           `else the workspace's default_detail_level. Meetings that exist keep theirs. ${admin}; scope workspace:write.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getToolkitUpdates", "/workspace/toolkit-updates")
+      .addSuccess(ToolkitUpdates)
+      .annotate(OpenApi.Summary, "Get whether partner toolkits update themselves")
+      .annotate(
+        OpenApi.Description,
+        "`{auto_updates}`: true (the default) when new versions of the partner toolkits installed in the workspace are " +
+          "installed as their partner app publishes them; false when the workspace opted out of automatic toolkit " +
+          "updates: it keeps the version it has (the partner sees the installation `outdated`) unless the partner " +
+          `forces the update (a publish with \`propagation: force\`). ${admin}; scope workspace:read.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("setToolkitUpdates", "/workspace/toolkit-updates")
+      .setPayload(ToolkitUpdates)
+      .addSuccess(ToolkitUpdates)
+      .annotate(OpenApi.Summary, "Opt in or out of partner toolkits' automatic updates")
+      .annotate(
+        OpenApi.Description,
+        "Takes `{auto_updates}` (a boolean; false opts the workspace out of automatic toolkit updates, true opts it " +
+          "back in) and answers it. It applies to the publishes that follow; an update already queued is installed. " +
+          `${admin}; scope workspace:write.`
       )
   )
   .add(

@@ -34,6 +34,8 @@ import {
   type UpdateWorkspaceSettings
 } from "./Administration.js"
 import { fn } from "../shared/Span.js"
+import { ToolkitUpdates } from "../partner/toolkits/Toolkit.js"
+import { ToolkitStore } from "../partner/toolkits/ToolkitStore.js"
 
 const make = Effect.gen(function*() {
   const workspaces = yield* Workspaces
@@ -43,6 +45,7 @@ const make = Effect.gen(function*() {
   const tokens = yield* Tokens
   const credentials = yield* CredentialStore
   const transactor = yield* Transactor
+  const toolkitStore = yield* ToolkitStore
 
   const admin = (principal: Principal, scope: "workspace:read" | "workspace:write") =>
     Effect.zipRight(requireScope(principal, scope), requireWorkspaceAdmin(principal))
@@ -62,6 +65,18 @@ const make = Effect.gen(function*() {
       return yield* Effect.fail(NotFound.of("meeting template", templateId))
     }
     return yield* workspaces.updateSettings(principal.workspace_id, input)
+  })
+
+  /** Whether the workspace takes partner toolkits' updates (see ToolkitUpdates). */
+  const toolkitUpdates = fn("WorkspaceAdmin.toolkitUpdates")(function*(principal: Principal) {
+    yield* admin(principal, "workspace:read")
+    return new ToolkitUpdates({ auto_updates: yield* toolkitStore.autoUpdates(principal.workspace_id) }, trusted)
+  })
+
+  const setToolkitUpdates = fn("WorkspaceAdmin.setToolkitUpdates")(function*(principal: Principal, input: ToolkitUpdates) {
+    yield* admin(principal, "workspace:write")
+    yield* toolkitStore.setAutoUpdates(principal.workspace_id, input.auto_updates)
+    return input
   })
 
   const listMembers = fn("WorkspaceAdmin.listMembers")(function*(principal: Principal, request: PageRequest) {
@@ -151,7 +166,17 @@ const make = Effect.gen(function*() {
     yield* tokens.revoke(id).pipe(Effect.mapError(() => NotFound.of("API key", id)))
   })
 
-  return { getSettings, updateSettings, listMembers, changeRole, removeMember, listApiKeys, revokeApiKey } as const
+  return {
+    getSettings,
+    updateSettings,
+    toolkitUpdates,
+    setToolkitUpdates,
+    listMembers,
+    changeRole,
+    removeMember,
+    listApiKeys,
+    revokeApiKey
+  } as const
 })
 
 export class WorkspaceAdmin extends Context.Tag("@convene/core/WorkspaceAdmin")<
@@ -161,6 +186,6 @@ export class WorkspaceAdmin extends Context.Tag("@convene/core/WorkspaceAdmin")<
   static readonly layer: Layer.Layer<
     WorkspaceAdmin,
     never,
-    Workspaces | WorkspaceStore | Users | UserStore | Tokens | CredentialStore | Transactor
+    Workspaces | WorkspaceStore | Users | UserStore | Tokens | CredentialStore | Transactor | ToolkitStore
   > = Layer.effect(WorkspaceAdmin, make)
 }

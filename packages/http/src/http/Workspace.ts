@@ -10,6 +10,8 @@ export const WorkspaceLive = HttpApiBuilder.group(Api, "workspace", (handlers) =
     return handlers
       .handle("getSettings", asCaller((principal) => admin.getSettings(principal)))
       .handle("updateSettings", asCaller((principal, { payload }) => admin.updateSettings(principal, payload)))
+      .handle("getToolkitUpdates", asCaller((principal) => admin.toolkitUpdates(principal)))
+      .handle("setToolkitUpdates", asCaller((principal, { payload }) => admin.setToolkitUpdates(principal, payload)))
       .handle("listMembers", asCaller((principal, { urlParams }) => admin.listMembers(principal, urlParams)))
       .handle("changeMemberRole", asCaller((principal, { path, payload }) => admin.changeRole(principal, path.userID, payload)))
       .handle("removeMember", asCaller((principal, { path }) => admin.removeMember(principal, path.userID)))

@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { Uuid, WorkspaceId } from "../../shared/Ids.js"
+import { requestBody } from "../../shared/Text.js"
 import { Timestamp } from "../../shared/Time.js"
 import { trusted } from "../../shared/Trusted.js"
 import { PartnerAppId } from "../PartnerApp.js"
@@ -91,3 +92,14 @@ export class ToolkitInstallation extends Schema.Class<ToolkitInstallation>("Tool
     return new ToolkitInstallationView(fields, trusted)
   }
 }
+
+/**
+ * GET and PUT /v1/workspace/toolkit-updates (first-party workspace settings): whether partner toolkits' new versions
+ * reach the workspace when their app publishes with `propagation: normal` (a `force` publish reaches it all the same).
+ */
+export class ToolkitUpdates extends Schema.Class<ToolkitUpdates>("ToolkitUpdates")({
+  auto_updates: Schema.Boolean.annotations({
+    description: "true (the default): new versions of installed partner toolkits are installed when published; false: " +
+      "the workspace keeps the version it has (shown `outdated` to the partner) unless the partner forces the update"
+  })
+}, requestBody) {}

@@ -69,14 +69,22 @@ export class ToolkitVersionConflicts extends Schema.TaggedError<ToolkitVersionCo
   message: Schema.String
 }) {}
 
-/** POST /toolkits. The manifest is decoded by the core (the path of its first problem is the answer's). */
+/**
+ * A manifest as a request carries it: any JSON object, which the core decodes (the path of its first problem is the
+ * answer's) once it knows the toolkit exists.
+ */
+const ManifestObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  description: "a toolkit manifest, version 1"
+})
+
+/** POST /toolkits. */
 export class CreateToolkit extends Schema.Class<CreateToolkit>("CreateToolkit")({
-  manifest: Schema.Unknown.annotations({ description: "a toolkit manifest, version 1" })
+  manifest: ManifestObject
 }, requestBody) {}
 
 /** POST /toolkits/{id}/versions. */
 export class CreateToolkitVersion extends Schema.Class<CreateToolkitVersion>("CreateToolkitVersion")({
-  manifest: Schema.Unknown.annotations({ description: "a toolkit manifest, version 1" }),
+  manifest: ManifestObject,
   force: Schema.optional(Schema.Boolean).annotations({ description: "true: create the version despite its conflicts" })
 }, requestBody) {}
 
@@ -300,9 +308,10 @@ const make = Effect.gen(function*() {
   })
 
   const createVersion = fn("Toolkits.createVersion")(function*(app: PartnerApp, id: ToolkitId, input: CreateToolkitVersion) {
-    const manifest = yield* manifestOf(input.manifest)
     return yield* transactor.withTransaction(Effect.gen(function*() {
+      // An unknown toolkit is 404 whatever the body holds.
       const toolkit = yield* toolkitOf(app, id)
+      const manifest = yield* manifestOf(input.manifest)
       const conflicts = yield* conflictsOf(toolkit, manifest)
       if (conflicts.length > 0 && input.force !== true) {
         return yield* Effect.fail(
