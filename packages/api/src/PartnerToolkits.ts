@@ -217,8 +217,9 @@ export class PartnerToolkitsApi extends HttpApiGroup.make("partnerToolkits")
       .annotate(
         OpenApi.Description,
         "Optional `auto_propagate` (a publish without `propagation` is `normal` when true, `none` when false) and " +
-          "`auto_install_on_new_workspaces` (a publish also queues the first install of the toolkit in the workspaces " +
-          `connected to the app that do not have it). ${toolkitAnswer} ${bodies} ${authentication}`
+          "`auto_install_on_new_workspaces` (a workspace newly connected to the app gets the published version; a publish " +
+          "also queues the first install in the connected workspaces that do not have it). " +
+          `${toolkitAnswer} ${bodies} ${authentication}`
       )
   )
   .add(

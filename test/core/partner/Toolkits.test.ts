@@ -204,6 +204,33 @@ describe("Toolkits", () => {
         expect((yield* toolkits.installations(app, toolkit.id)).summary).toEqual({ installed: 3, pending: 0, failed: 0, outdated: 0 })
       }))
 
+    it.effect("a newly connected workspace gets the published toolkits that install themselves, opted out or not, once", () =>
+      Effect.gen(function*() {
+        const toolkits = yield* Toolkits
+        const apps = yield* PartnerApps
+        const { app } = yield* appWith(0)
+        const automatic = yield* toolkits.create(app, new CreateToolkit({ manifest: manifestWith("Auto", ["a"]) }))
+        yield* toolkits.patch(app, automatic.id, { auto_install_on_new_workspaces: true })
+        yield* publish(app, automatic.id, automatic.latest_version_id, "none")
+        // Not published, or not installing itself: not queued.
+        const draft = yield* toolkits.create(app, new CreateToolkit({ manifest: manifestWith("Draft", ["b"]) }))
+        yield* toolkits.patch(app, draft.id, { auto_install_on_new_workspaces: true })
+        const manual = yield* toolkits.create(app, new CreateToolkit({ manifest: manifestWith("Manual", ["c"]) }))
+        yield* publish(app, manual.id, manual.latest_version_id, "none")
+
+        const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "New", plan: "PRO" }))
+        yield* toolkits.setAutoUpdates(workspace.id, false)
+        yield* apps.connectWorkspace(app.id, workspace.id)
+        yield* apps.connectWorkspace(app.id, workspace.id)
+        expect((yield* toolkits.installations(app, automatic.id)).items).toMatchObject([
+          { workspace_id: workspace.id, version_id: automatic.latest_version_id, status: "pending" }
+        ])
+        expect((yield* toolkits.installations(app, draft.id)).total).toBe(0)
+        expect((yield* toolkits.installations(app, manual.id)).total).toBe(0)
+        yield* drain
+        expect((yield* toolkits.installedIn(workspace.id)).map((entry) => entry.toolkit_id)).toEqual([automatic.id])
+      }))
+
     it.effect("a version conflicts when it drops an installed key or takes another installed toolkit's; force creates it", () =>
       Effect.gen(function*() {
         const toolkits = yield* Toolkits

@@ -3,7 +3,7 @@
  * and an app authenticates to the partner admin API with its API key and client id (`authenticateAdmin`), then
  * reads itself and its connected workspaces. The rules of each field are PartnerApp.ts's decisions.
  */
-import { Context, Effect, Encoding, Layer, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Encoding, Layer, Option, Redacted } from "effect"
 import { SecretBox } from "../oauth/Signing.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Outbound } from "../ports/Outbound.js"
@@ -34,6 +34,8 @@ import {
 import { PartnerAppInactive, PartnerCredentialsRefused } from "./PartnerErrors.js"
 import type { PartnerEventType } from "./PartnerEventType.js"
 import { PartnerStore } from "./PartnerStore.js"
+import { queueFirstInstalls } from "./toolkits/Toolkits.js"
+import { ToolkitStore } from "./toolkits/ToolkitStore.js"
 
 /** The documented look of the secrets: a prefix and 32 random bytes (256 bits) in base64url. */
 export const partnerApiKeyPrefix = "svc_pak_v1_"
@@ -52,6 +54,7 @@ const maxClientIdLength = 64
 
 const make = Effect.gen(function*() {
   const store = yield* PartnerStore
+  const toolkitStore = yield* ToolkitStore
   const workspaces = yield* WorkspaceStore
   const transactor = yield* Transactor
   const crypto = yield* Crypto
@@ -219,7 +222,12 @@ const make = Effect.gen(function*() {
     return yield* transactor.withTransaction(Effect.gen(function*() {
       if (!(yield* workspaces.share(workspaceId))) return yield* Effect.fail(NotFound.of("workspace", workspaceId))
       const workspace = yield* workspaces.get(workspaceId).pipe(orNotFound("workspace", workspaceId))
-      const connectedAt = yield* store.connect({ appId: id, workspaceId, at: yield* now })
+      const at = yield* now
+      const connectedAt = yield* store.connect({ appId: id, workspaceId, at })
+      // A new connection gets the app's toolkits that install themselves on new workspaces.
+      if (DateTime.Equivalence(connectedAt, at)) {
+        yield* queueFirstInstalls(id, workspaceId, at).pipe(Effect.provideService(ToolkitStore, toolkitStore))
+      }
       return new ConnectedWorkspace({
         id: workspace.id,
         name: workspace.name,
@@ -265,6 +273,6 @@ export class PartnerApps extends Context.Tag("@convene/core/PartnerApps")<Partne
   static readonly layer: Layer.Layer<
     PartnerApps,
     never,
-    PartnerStore | WorkspaceStore | Transactor | Crypto | Outbound | SecretBox
+    PartnerStore | WorkspaceStore | Transactor | Crypto | Outbound | SecretBox | ToolkitStore
   > = Layer.effect(PartnerApps, make)
 }

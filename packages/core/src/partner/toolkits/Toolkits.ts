@@ -21,13 +21,14 @@
  *   `auto_install_on_new_workspaces` is true, the workspaces connected to the app without one (their first install).
  *   `none` queues nothing; `normal` queues those that did not opt out of automatic toolkit updates (the others are
  *   counted in `workspaces_skipped_opted_out`); `force` queues every one. An installation on an older version that
- *   is not queued is `outdated`.
+ *   is not queued is `outdated`. A workspace newly connected to the app gets the first install of each published
+ *   toolkit with `auto_install_on_new_workspaces` (`queueFirstInstalls`, in the connection's unit of work).
  * - A queued installation is `pending` until the worker (`installPending`, run in the background by the host) takes
  *   it: `installed` when the workspace is still connected to the app and no other toolkit installed there holds one of
  *   the version's keys, else `failed` with the reason; publishing again retries it. The version installed before
  *   stays in use while the new one is pending or failed.
  */
-import { Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Context, type DateTime, Effect, Either, Layer, Option, Schema } from "effect"
 import { Crypto } from "../../ports/Crypto.js"
 import { Transactor } from "../../ports/Transactor.js"
 import type { WorkspaceId } from "../../shared/Ids.js"
@@ -165,6 +166,32 @@ const manifestOf = (input: unknown) =>
   Either.match(decodeManifest(input), {
     onLeft: (problem) => Effect.fail(invalid(problem)),
     onRight: Effect.succeed
+  })
+
+/**
+ * What a new connection of the workspace to the app does (decisions.md: "New connected workspaces get toolkits whose
+ * auto_install_on_new_workspaces is true"): queues the first install of each such toolkit of the app that has a
+ * published version and no installation in the workspace, whatever the workspace's opt-out (which is of updates).
+ * Runs in the connection's unit of work.
+ */
+export const queueFirstInstalls = (appId: PartnerApp["id"], workspaceId: WorkspaceId, at: DateTime.Utc) =>
+  Effect.gen(function*() {
+    const store = yield* ToolkitStore
+    const installed = new Set<string>((yield* store.installationsIn(workspaceId)).map((installation) => installation.toolkit_id))
+    for (const toolkit of yield* store.toolkitsOf(appId)) {
+      if (!toolkit.auto_install_on_new_workspaces || toolkit.published_version_id === null || installed.has(toolkit.id)) continue
+      yield* store.putInstallation(
+        new ToolkitInstallation({
+          workspace_id: workspaceId,
+          toolkit_id: toolkit.id,
+          version_id: toolkit.published_version_id,
+          installed_version_id: null,
+          status: "pending",
+          reason: null,
+          updated_at: at
+        }, trusted)
+      )
+    }
   })
 
 /** How many workspaces one page of connections reads while a publish walks them. */
