@@ -6,12 +6,10 @@
  * here (failures are Toolkits.test.ts's).
  */
 import {
-  Convene,
   CreatePartnerApp,
   CreateToolkit,
   CreateToolkitVersion,
   CreateWorkspace,
-  Outbound,
   type PartnerApp,
   PartnerApps,
   PartnerStore,
@@ -22,19 +20,10 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@convene/core"
-import { NodeSecretBox } from "@convene/node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer, ManagedRuntime, Option, Redacted } from "effect"
-import { CoreLive } from "../fixtures.js"
+import { Effect, FastCheck as fc, ManagedRuntime, Option } from "effect"
+import { ToolkitsLive } from "./toolkit-fixtures.js"
 
-const NoOutbound = Layer.succeed(
-  Outbound,
-  Outbound.of({ check: () => Effect.void, post: () => Effect.die(new Error("nobody is called")), get: () => Effect.die(new Error("nobody is called")) })
-)
-
-const ToolkitsLive = Convene.partnerLayer.pipe(
-  Layer.provideMerge(Layer.mergeAll(CoreLive, NoOutbound, NodeSecretBox.layer(Redacted.make(new Uint8Array(32).fill(7)))))
-)
 
 type Mode = "none" | "normal" | "force"
 type Status = "pending" | "installed" | "failed" | "outdated"

@@ -3,14 +3,12 @@
  * toolkits, versions, conflicts, publish and installations of core's Toolkits.
  */
 import {
-  Convene,
   CreatePartnerApp,
   CreateToolkit,
   CreateToolkitVersion,
   CreateWorkspace,
   decodeManifest,
   Manifest,
-  Outbound,
   type PartnerApp,
   PartnerApps,
   PartnerStore,
@@ -20,10 +18,9 @@ import {
   type ToolkitVersionId,
   Workspaces
 } from "@convene/core"
-import { NodeSecretBox } from "@convene/node"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Either, Layer, Option, Redacted } from "effect"
-import { CoreLive } from "../fixtures.js"
+import { Effect, Either, Option } from "effect"
+import { ToolkitsLive } from "./toolkit-fixtures.js"
 
 const base = { schema_version: 1, name: "Sales kit" }
 
@@ -103,14 +100,6 @@ describe("Manifest v1", () => {
   })
 })
 
-const NoOutbound = Layer.succeed(
-  Outbound,
-  Outbound.of({ check: () => Effect.void, post: () => Effect.die(new Error("nobody is called")), get: () => Effect.die(new Error("nobody is called")) })
-)
-
-const ToolkitsLive = Convene.partnerLayer.pipe(
-  Layer.provideMerge(Layer.mergeAll(CoreLive, NoOutbound, NodeSecretBox.layer(Redacted.make(new Uint8Array(32).fill(7)))))
-)
 
 /** A new partner app with `workspaces` workspaces connected to it. */
 const appWith = (workspaces: number) =>
