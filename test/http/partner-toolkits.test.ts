@@ -3,18 +3,32 @@
  * PostgreSQL server: a manifest round trip (create, export, create again from the export: equal), the path of a
  * manifest's first problem, conflicts with and without force, publish propagation counted against workspaces the
  * operator connected (one opted out of automatic updates through the server's own store, as those workspaces have no
- * users; the first-party setting's route is exercised below), the installations' summary once the server's background distribution ran, and deletion. Then, with
- * the partner OAuth flow (a real sign-in and consent), the user context's next steps and action buttons of the
+ * users; the first-party setting's route is exercised below), the installations' summary once the server's background
+ * distribution ran, and deletion. Then, with the partner OAuth flow (a real sign-in and consent), the user context's next steps and action buttons of the
  * installed toolkits, what a new version removes, and the workspace's opt-out through GET and PUT
- * /v1/workspace/toolkit-updates.
+ * /v1/workspace/toolkit-updates. Last, on PostgreSQL, a publish made through the core with no server running (the
+ * queue is then all pending) is installed by a server started afterwards.
  */
-import { type StorePorts, ToolkitStore, WorkspaceId } from "@convene/core"
+import {
+  CreatePartnerApp,
+  CreateToolkit,
+  CreateWorkspace,
+  PartnerApps,
+  PartnerStore,
+  PublishToolkitVersion,
+  type StorePorts,
+  Toolkits,
+  ToolkitStore,
+  WorkspaceId,
+  Workspaces
+} from "@convene/core"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
-import { type Context, Effect, Exit, Layer, Scope } from "effect"
+import { type Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
+import { toolkitsOver } from "../core/partner/toolkit-fixtures.js"
 import { type Response, TIMESTAMP, UUID } from "./fixtures.js"
 import { partnerFlow } from "./oauth/partner-support.js"
 import { newUser, useOAuthServer } from "./oauth/support.js"
@@ -347,4 +361,43 @@ describe("partner toolkits in the user context", () => {
     expect((await admin.delete(`${ADMIN}/${toolkit.id}`)).status).toBe(204)
     expect((await nextSteps()).body).toMatchObject({ items: [], total: 0 })
   })
+})
+
+describe("partner toolkits: the distribution's queue is the store's (PostgreSQL)", () => {
+  const scope = Effect.runSync(Scope.make())
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
+
+  it("a publish made with no server running is installed by a server started afterwards", async () => {
+    const url = await Effect.runPromise(Scope.extend(serverDatabase, scope))
+    const ports = await Effect.runPromise(Scope.extend(Layer.build(StorePg.layerPg({ url })), scope)) as Context.Context<StorePorts>
+    const store = Layer.succeedContext(ports)
+    // The publish, through the core alone: no server, so no distribution runs.
+    const count = 40
+    const { app, toolkitId } = await Effect.runPromise(Effect.gen(function*() {
+      const apps = yield* PartnerApps
+      const created = yield* apps.create(CreatePartnerApp.make({ name: "Durable app" }))
+      for (let i = 0; i < count; i++) {
+        const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: `Client ${i}`, plan: "PRO" }))
+        yield* apps.connectWorkspace(created.id, workspace.id)
+      }
+      const app = Option.getOrThrow(yield* (yield* PartnerStore).get(created.id))
+      const toolkits = yield* Toolkits
+      const toolkit = yield* toolkits.create(app, new CreateToolkit({ manifest: manifest("Kit", ["a"]) }))
+      yield* toolkits.patch(app, toolkit.id, { auto_install_on_new_workspaces: true })
+      const published = yield* toolkits.publish(app, toolkit.id, toolkit.latest_version_id, new PublishToolkitVersion({ propagation: "normal" }))
+      expect(published.propagation.workspaces_queued).toBe(count)
+      return { app: created, toolkitId: toolkit.id }
+    }).pipe(Effect.provide(toolkitsOver(store))))
+
+    const server = await startServer({ store })
+    try {
+      const admin = adminOf(server.url, app)
+      const pending = await admin.get(`${ADMIN}/${toolkitId}/installations`)
+      expect(pending.body.total).toBe(count)
+      const done = await settled(admin, toolkitId)
+      expect(done.body.summary).toEqual({ installed: count, pending: 0, failed: 0, outdated: 0 })
+    } finally {
+      await server.close()
+    }
+  }, 90_000)
 })
