@@ -339,6 +339,10 @@ describe("partner toolkits in the user context", () => {
     expect((await buttons()).body.items).toEqual([
       { id: `${toolkit.id}:crm`, key: "crm", label: "Open crm", url: "https://crm.example.com/open", toolkit_id: toolkit.id }
     ])
+    // Another app the same user connected sees only its own toolkits' (none): this app's are its business.
+    const other = client(server.url, (await flow.tokensFor(user, await flow.createApp())).access_token)
+    expect((await other.get(`/v1/partner/user/meetings/${meeting.id}/next-steps`)).body).toMatchObject({ items: [], total: 0 })
+    expect((await other.get(`/v1/partner/user/meetings/${meeting.id}/action-buttons`)).body).toMatchObject({ items: [], total: 0 })
 
     const next = await admin.post(`${ADMIN}/${toolkit.id}/versions`, { manifest: manifest("Kit", ["a", "c"]), force: true })
     await admin.post(`${ADMIN}/${toolkit.id}/versions/${next.body.id}/publish`, {})

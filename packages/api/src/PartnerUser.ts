@@ -575,8 +575,9 @@ export class PartnerUserApi extends HttpApiGroup.make("partnerUser")
       .annotate(OpenApi.Summary, "List the meeting's next steps")
       .annotate(
         OpenApi.Description,
-        "The next steps `{key, title, description, toolkit_id}` of the toolkits installed in the meeting's workspace " +
-          `(empty while none is installed). ${read}`
+        "The next steps `{key, title, description, toolkit_id}` of the calling app's toolkits installed in the " +
+          "meeting's workspace, in manifest order (another app's toolkits are not shown; empty while none is " +
+          `installed). ${read}`
       )
   )
   .add(
@@ -588,8 +589,9 @@ export class PartnerUserApi extends HttpApiGroup.make("partnerUser")
       .annotate(OpenApi.Summary, "List the meeting's action buttons")
       .annotate(
         OpenApi.Description,
-        "The action buttons `{id, key, label, url, toolkit_id}` of the toolkits installed in the meeting's workspace " +
-          `(empty while none is installed). ${read}`
+        "The action buttons `{id, key, label, url, toolkit_id}` of the calling app's toolkits installed in the " +
+          "meeting's workspace (id `<toolkit_id>:<key>`; another app's toolkits are not shown; empty while none is " +
+          `installed). ${read}`
       )
   )
   .add(

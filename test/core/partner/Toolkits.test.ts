@@ -182,7 +182,7 @@ describe("Toolkits", () => {
         const listed = yield* toolkits.installations(app, toolkit.id)
         expect(listed.summary).toEqual({ installed: 2, pending: 0, failed: 0, outdated: 1 })
         expect(listed.items.find((item) => item.workspace_id === workspaces[1])).toMatchObject({ status: "outdated", version_id: toolkit.latest_version_id })
-        const installed = yield* toolkits.installedIn(workspaces[0]!)
+        const installed = yield* toolkits.installedIn(workspaces[0]!, app.id)
         expect(installed.map((entry) => entry.manifest.next_steps?.map((step) => step.key))).toEqual([["a", "b"]])
 
         expect((yield* publish(app, toolkit.id, v2.id, "none")).propagation)
@@ -217,7 +217,7 @@ describe("Toolkits", () => {
         expect((yield* toolkits.installations(app, draft.id)).total).toBe(0)
         expect((yield* toolkits.installations(app, manual.id)).total).toBe(0)
         yield* drain
-        expect((yield* toolkits.installedIn(workspace.id)).map((entry) => entry.toolkit_id)).toEqual([automatic.id])
+        expect((yield* toolkits.installedIn(workspace.id, app.id)).map((entry) => entry.toolkit_id)).toEqual([automatic.id])
       }))
 
     it.effect("a version conflicts when it drops an installed key or takes another installed toolkit's; force creates it", () =>
@@ -248,7 +248,7 @@ describe("Toolkits", () => {
           reason: "the key next_steps.x is held by another toolkit installed in the workspace"
         })
         // The version in use stays: the workspace keeps a and b.
-        const inUse = (yield* toolkits.installedIn(workspaces[0]!)).find((entry) => entry.toolkit_id === first.id)
+        const inUse = (yield* toolkits.installedIn(workspaces[0]!, app.id)).find((entry) => entry.toolkit_id === first.id)
         expect(inUse?.manifest.next_steps?.map((step) => step.key)).toEqual(["a", "b"])
         // Deleting the other toolkit frees the key: publishing again retries.
         yield* toolkits.remove(app, second.id)

@@ -24,6 +24,7 @@ import { Meetings } from "../meetings/Meetings.js"
 import { MeetingStore } from "../meetings/MeetingStore.js"
 import { atLeast } from "../workspaces/Plans.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
+import type { PartnerAppId } from "./PartnerApp.js"
 import { Toolkits } from "./toolkits/Toolkits.js"
 import { MeetingId as MeetingIdSchema } from "../shared/Ids.js"
 
@@ -156,11 +157,19 @@ const make = Effect.gen(function*() {
     return toSrt(yield* store.transcript(principal.workspace_id, meeting.id))
   })
 
-  /** The next steps of the toolkits installed in the meeting's workspace, by toolkit id, in manifest order. */
-  const nextSteps = fn("PartnerUserContext.nextSteps")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
+  /**
+   * The next steps of the app's toolkits installed in the meeting's workspace, by toolkit id, in manifest order (another
+   * app's toolkits are that app's business: its titles and URLs are not shown to this one).
+   */
+  const nextSteps = fn("PartnerUserContext.nextSteps")(function*(
+    principal: Principal,
+    appId: PartnerAppId,
+    meetingId: MeetingId,
+    request: PageRequest
+  ) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
-    const items = (yield* toolkits.installedIn(meeting.workspace_id)).flatMap(({ manifest, toolkit_id }) =>
+    const items = (yield* toolkits.installedIn(meeting.workspace_id, appId)).flatMap(({ manifest, toolkit_id }) =>
       (manifest.next_steps ?? []).map((step) =>
         new NextStep({ key: step.key, title: step.title, description: step.description ?? null, toolkit_id }, trusted)
       )
@@ -170,13 +179,18 @@ const make = Effect.gen(function*() {
   })
 
   /**
-   * The action buttons of the toolkits installed in the meeting's workspace, by toolkit id, in manifest order; a
+   * The action buttons of the app's toolkits installed in the meeting's workspace, by toolkit id, in manifest order; a
    * button's id is `<toolkit_id>:<key>`, the same in every version of the toolkit.
    */
-  const actionButtons = fn("PartnerUserContext.actionButtons")(function*(principal: Principal, meetingId: MeetingId, request: PageRequest) {
+  const actionButtons = fn("PartnerUserContext.actionButtons")(function*(
+    principal: Principal,
+    appId: PartnerAppId,
+    meetingId: MeetingId,
+    request: PageRequest
+  ) {
     yield* requireScope(principal, "meetings:read")
     const meeting = yield* access.readable(principal, meetingId)
-    const items = (yield* toolkits.installedIn(meeting.workspace_id)).flatMap(({ manifest, toolkit_id }) =>
+    const items = (yield* toolkits.installedIn(meeting.workspace_id, appId)).flatMap(({ manifest, toolkit_id }) =>
       (manifest.action_buttons ?? []).map((button) =>
         new ActionButton({ id: `${toolkit_id}:${button.key}`, key: button.key, label: button.label, url: button.url, toolkit_id }, trusted)
       )

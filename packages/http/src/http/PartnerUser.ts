@@ -60,6 +60,10 @@ export const PartnerUserAuthLive = Layer.effect(
 const asUser = <Request, A, E, R>(handler: (principal: Principal, request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
   asPartnerFailure(Effect.flatMap(CurrentPartnerCaller, (caller) => handler(caller.principal, request)))
 
+/** The handler, given the caller (principal and app), failing with the partner forms of the core's errors. */
+const asCaller = <Request, A, E, R>(handler: (caller: PartnerCaller, request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
+  asPartnerFailure(Effect.flatMap(CurrentPartnerCaller, (caller) => handler(caller, request)))
+
 /** A range past the end of the file: 416 in the partner envelope, with `Content-Range: bytes * /size`. */
 const unsatisfiable = (size: number) =>
   Effect.fail(new PartnerRangeUnsatisfiable({ size, message: `the range asks for bytes past the end of the file (${size} bytes)` }))
@@ -124,8 +128,9 @@ export const PartnerUserLive = (config: HostConfig) =>
                 headers: { "content-disposition": `attachment; filename="transcript-${path.id}.srt"` }
               })))
         )
-        .handle("nextSteps", asUser((principal, { path, urlParams }) => context.nextSteps(principal, path.id, urlParams)))
-        .handle("actionButtons", asUser((principal, { path, urlParams }) => context.actionButtons(principal, path.id, urlParams)))
+        .handle("nextSteps", asCaller((caller, { path, urlParams }) => context.nextSteps(caller.principal, caller.app.id, path.id, urlParams)))
+        .handle("actionButtons", asCaller((caller, { path, urlParams }) =>
+          context.actionButtons(caller.principal, caller.app.id, path.id, urlParams)))
         .handle(
           "triggerActionButton",
           asUser((principal, { path }) =>

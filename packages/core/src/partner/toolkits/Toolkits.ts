@@ -37,7 +37,7 @@ import { fn } from "../../shared/Span.js"
 import { LongText, requestBody, Title } from "../../shared/Text.js"
 import { now } from "../../shared/Time.js"
 import { trusted } from "../../shared/Trusted.js"
-import type { PartnerApp } from "../PartnerApp.js"
+import type { PartnerApp, PartnerAppId } from "../PartnerApp.js"
 import { PartnerStore } from "../PartnerStore.js"
 import { decodeManifest, Manifest, manifestKeys } from "./Manifest.js"
 import {
@@ -494,8 +494,11 @@ const make = Effect.gen(function*() {
   })
 
   /** The manifests in use in the workspace (the version each installed toolkit's installation has in use). */
-  const installedIn = fn("Toolkits.installedIn")(function*(workspaceId: WorkspaceId) {
-    const installations = (yield* store.installationsIn(workspaceId)).filter((installation) => installation.installed_version_id !== null)
+  const installedIn = fn("Toolkits.installedIn")(function*(workspaceId: WorkspaceId, appId: PartnerAppId) {
+    const own = new Set((yield* store.toolkitsOf(appId)).map((toolkit) => toolkit.id))
+    const installations = (yield* store.installationsIn(workspaceId)).filter((installation) =>
+      installation.installed_version_id !== null && own.has(installation.toolkit_id)
+    )
     const versions = yield* store.versionsOf(installations.flatMap((installation) => installation.installed_version_id ?? []))
     return installations.flatMap((installation): ReadonlyArray<Installed> => {
       const version = versions.find((candidate) => candidate.id === installation.installed_version_id)
