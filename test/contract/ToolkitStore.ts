@@ -191,5 +191,23 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         yield* store.setAutoUpdates(workspaceId, true)
         expect(yield* store.autoUpdates(workspaceId)).toBe(true)
       }))
+
+    it.effect("deleteByWorkspace deletes the workspace's installations and opt-out, not another workspace's", () =>
+      Effect.gen(function*() {
+        const store = yield* ToolkitStore
+        const toolkit = yield* seedToolkit()
+        const gone = (yield* seedWorkspace()).id
+        const kept = (yield* seedWorkspace()).id
+        yield* store.putInstallation(installation(gone, toolkit))
+        const keptInstallation = installation(kept, toolkit)
+        yield* store.putInstallation(keptInstallation)
+        yield* store.setAutoUpdates(gone, false)
+        yield* store.setAutoUpdates(kept, false)
+        yield* store.deleteByWorkspace(gone)
+        expect(yield* store.installationsIn(gone)).toEqual([])
+        expect(yield* store.installationsOf(toolkit.id)).toEqual([keptInstallation])
+        expect(yield* store.autoUpdates(gone)).toBe(true)
+        expect(yield* store.autoUpdates(kept)).toBe(false)
+      }))
   })
 }

@@ -326,7 +326,8 @@ export const methods = {
     installationsIn: "read",
     claimPending: "read",
     autoUpdates: "read",
-    setAutoUpdates: "write"
+    setAutoUpdates: "write",
+    deleteByWorkspace: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>

@@ -27,6 +27,7 @@ import { MeetingStore } from "./meetings/MeetingStore.js"
 import { EventLog } from "./events/EventLog.js"
 import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import { PartnerStore } from "./partner/PartnerStore.js"
+import { ToolkitStore } from "./partner/toolkits/ToolkitStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
 import { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -140,6 +141,7 @@ export const workspaceContents: Layer.Layer<
   | EventLog
   | WebhookStore
   | PartnerStore
+  | ToolkitStore
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
@@ -157,6 +159,7 @@ export const workspaceContents: Layer.Layer<
     const idempotency = yield* IdempotencyStore
     const webhooks = yield* WebhookStore
     const partners = yield* PartnerStore
+    const toolkits = yield* ToolkitStore
     return WorkspaceContents.of({
       counts: (workspaceIds, at) =>
         Effect.gen(function*() {
@@ -190,7 +193,8 @@ export const workspaceContents: Layer.Layer<
           yield* events.deleteByWorkspace(workspaceId)
           // Endpoints point at their creators (users): they go before the users.
           yield* webhooks.deleteByWorkspace(workspaceId)
-          // Its connections to partner apps (the apps stay).
+          // Its partner toolkits' installations and opt-out, then its connections to partner apps (the apps stay).
+          yield* toolkits.deleteByWorkspace(workspaceId)
           yield* partners.deleteByWorkspace(workspaceId)
           // Sessions, codes and grants point at users and credentials.
           yield* sessions.deleteByWorkspace(workspaceId)

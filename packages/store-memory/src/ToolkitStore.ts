@@ -109,6 +109,13 @@ export const layer: Layer.Layer<ToolkitStore, never, Memory> = Layer.effect(
         memory.modify((state) => [undefined, {
           ...state,
           toolkitOptOuts: enabled ? HashMap.remove(state.toolkitOptOuts, workspaceId) : HashMap.set(state.toolkitOptOuts, workspaceId, true)
+        }]),
+
+      deleteByWorkspace: (workspaceId) =>
+        memory.modify((state) => [undefined, {
+          ...state,
+          toolkitInstallations: HashMap.filter(state.toolkitInstallations, (installation) => installation.workspace_id !== workspaceId),
+          toolkitOptOuts: HashMap.remove(state.toolkitOptOuts, workspaceId)
         }])
     })
   })

@@ -96,7 +96,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ToolkitStore>, never
         enabled
           ? sql`DELETE FROM workspace_toolkit_opt_outs WHERE workspace_id = ${workspaceId}`
           : sql`INSERT INTO workspace_toolkit_opt_outs (workspace_id) VALUES (${workspaceId}) ON CONFLICT DO NOTHING`
-      )
+      ),
+    // The foreign keys cascade too; deleted here so that the workspace's row goes last, as on every store.
+    deleteByWorkspace: (workspaceId) =>
+      orDie(Effect.zipRight(
+        sql`DELETE FROM partner_toolkit_installations WHERE workspace_id = ${workspaceId}`,
+        sql`DELETE FROM workspace_toolkit_opt_outs WHERE workspace_id = ${workspaceId}`
+      ))
   })
 })
 

@@ -50,4 +50,6 @@ export class ToolkitStore extends Context.Tag("@convene/core/ToolkitStore")<Tool
   /** Whether the workspace takes automatic toolkit updates (true unless it opted out). */
   readonly autoUpdates: (workspaceId: WorkspaceId) => Effect.Effect<boolean>
   readonly setAutoUpdates: (workspaceId: WorkspaceId, enabled: boolean) => Effect.Effect<void>
+  /** Deletes the workspace's installations and its opt-out (core runs it before it deletes the workspace). */
+  readonly deleteByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<void>
 }>() {}
