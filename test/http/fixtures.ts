@@ -120,6 +120,22 @@ export const expectError = (response: Response, status: number, code: string) =>
   expect(Object.keys(response.body).sort()).toEqual(["code", "error", "message", "request_id"])
 }
 
+/**
+ * Asserts a failure in the partner envelope `{error, code, request_id}` (no `message`), with the request id of the
+ * X-Request-Id header; `naming`, when given, is part of the human text.
+ */
+export const expectPartnerError = (response: Response, status: number, code: string, naming?: string) => {
+  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code })
+  const requestId = response.headers.get("x-request-id")
+  expect(requestId).toBeTruthy()
+  expect(response.headers.get("content-type") ?? "").toContain("application/json")
+  expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
+  expect(typeof response.body.error).toBe("string")
+  expect(response.body.error.length).toBeGreaterThan(0)
+  expect(response.body.request_id).toBe(requestId)
+  if (naming !== undefined) expect(response.body.error).toContain(naming)
+}
+
 /** Asserts a 400 validation_error whose human message names `field`. */
 export const expectValidation = (response: Response, field: string) => {
   expectError(response, 400, "validation_error")

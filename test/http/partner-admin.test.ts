@@ -8,7 +8,17 @@
 import * as StoreMemory from "@convene/store-memory"
 import { describe, expect, it } from "vitest"
 import { client, OPERATOR_TOKEN, startServer } from "../support/server.js"
-import { expectError, expectList, expectValidation, operator, type Response, TIMESTAMP, useServer, UUID, workspace } from "./fixtures.js"
+import {
+  expectError,
+  expectList,
+  expectPartnerError,
+  expectValidation,
+  operator,
+  TIMESTAMP,
+  useServer,
+  UUID,
+  workspace
+} from "./fixtures.js"
 
 const server = useServer()
 
@@ -37,17 +47,6 @@ const admin = (url: string, headers: Record<string, string>) => ({
 const asApp = (url: string, app: CreatedApp) => admin(url, { "x-api-key": app.api_key, "x-client-id": app.client_id })
 
 /** The partner envelope `{error, code, request_id}` with the status and code, and nothing else. */
-const expectPartnerError = (response: Response, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  const requestId = response.headers.get("x-request-id")
-  expect(requestId).toBeTruthy()
-  expect(response.headers.get("content-type") ?? "").toContain("application/json")
-  expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
-  expect(typeof response.body.error).toBe("string")
-  expect(response.body.error.length).toBeGreaterThan(0)
-  expect(response.body.request_id).toBe(requestId)
-}
-
 const VIEW_KEYS = [
   "client_id", "co_brand_logo_url", "co_brand_name", "created_at", "id", "name", "redirect_uris", "slug", "status",
   "updated_at", "webhook_enabled", "webhook_events", "webhook_url"

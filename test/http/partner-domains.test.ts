@@ -7,21 +7,17 @@
  * are the server's own rules. A server process started with CONVENE_DNS_SERVERS (and one refusing a bad value) checks
  * the environment's wiring.
  */
-import type { StorePorts } from "@convene/core"
 import { describeConfigError, hostConfig } from "@convene/http"
-import * as StoreMemory from "@convene/store-memory"
-import * as StorePg from "@convene/store-pg"
 import { verify } from "@octokit/webhooks-methods"
 import dns2 from "dns2"
 import { Clock, ConfigProvider, Duration, Effect, Either, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
-import { pgliteMigratedDataDir } from "../support/pglite.js"
 import { startServerProcess } from "../support/process.js"
 import { header, type Received, type Receiver, startReceiver, waitFor } from "../support/receiver.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
 import { makeTestTls, type TestTls } from "../support/tls.js"
-import type { Response } from "./fixtures.js"
+import { everyStore } from "../support/stores.js"
+import { expectPartnerError } from "./fixtures.js"
 
 /** The live clock moved on by `offset` milliseconds: what the server runs on, so that days pass at once. */
 class MovableClock implements Clock.Clock {
@@ -97,32 +93,9 @@ const jsonOf = (message: Received): any => JSON.parse(message.body)
 const at = (path: string) => receiver.received.filter((message) => message.path === path)
 
 /** The partner envelope `{error, code, request_id}` with the status and code, and nothing else. */
-const expectPartnerError = (response: Response, status: number, code: string, naming?: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
-  expect(response.body.request_id).toBe(response.headers.get("x-request-id"))
-  if (naming !== undefined) expect(response.body.error).toContain(naming)
-}
-
 const RECORD_KEYS = ["domain", "expires_at", "last_checked_at", "status", "txt_record_name", "txt_record_value", "verified_at"]
 
-interface Store {
-  readonly name: string
-  readonly layer: (scope: Scope.Scope) => Layer.Layer<StorePorts, unknown>
-}
-
-const stores: ReadonlyArray<Store> = [
-  { name: "memory", layer: () => StoreMemory.layer },
-  {
-    name: "PGlite",
-    layer: (scope) =>
-      Layer.unwrapEffect(Effect.map(Scope.extend(pgliteMigratedDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir })))
-  },
-  {
-    name: "PostgreSQL",
-    layer: (scope) => Layer.unwrapEffect(Effect.map(Scope.extend(serverDatabase, scope), (url) => StorePg.layerPg({ url })))
-  }
-]
+const stores = everyStore
 
 describe.each(stores)("domain verification ($name)", (store) => {
   const clock = new MovableClock()

@@ -19,7 +19,7 @@ import { startServerProcess } from "../support/process.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
 import { makeTestTls, type TestTls } from "../support/tls.js"
 import { domainVerification } from "../support/verifications.js"
-import { type Response, TIMESTAMP, UUID } from "./fixtures.js"
+import { expectPartnerError, TIMESTAMP, UUID } from "./fixtures.js"
 
 /**
  * @effect/sql's SqlClient, as store-pg's layers provide it (the test package does not depend on @effect/sql: the tag
@@ -77,13 +77,6 @@ const provider = (overrides: Record<string, unknown> = {}) => {
 
 const serve = (url: string, answer: Served) => {
   served.set(new URL(url).pathname, answer)
-}
-
-const expectPartnerError = (response: Response, status: number, code: string, naming?: string) => {
-  expect({ status: response.status, code: response.body?.code, error: response.body?.error }).toMatchObject({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
-  expect(response.body.request_id).toBe(response.headers.get("x-request-id"))
-  if (naming !== undefined) expect(response.body.error).toContain(naming)
 }
 
 const RESPONSE_KEYS = [

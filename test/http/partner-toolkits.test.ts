@@ -22,14 +22,14 @@ import {
   WorkspaceId,
   Workspaces
 } from "@convene/core"
-import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
 import { type Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
 import { toolkitsOver } from "../core/partner/toolkit-fixtures.js"
-import { type Response, TIMESTAMP, UUID } from "./fixtures.js"
+import { memoryStore, postgresStore } from "../support/stores.js"
+import { expectPartnerError, TIMESTAMP, UUID } from "./fixtures.js"
 import { partnerFlow } from "./oauth/partner-support.js"
 import { newUser, useOAuthServer } from "./oauth/support.js"
 
@@ -45,12 +45,6 @@ const TOOLKIT_KEYS = [
   "published_version_id",
   "updated_at"
 ]
-
-const expectPartnerError = (answer: Response, status: number, code: string) => {
-  expect(answer.status, answer.text).toBe(status)
-  expect(Object.keys(answer.body).sort()).toEqual(["code", "error", "request_id"])
-  expect(answer.body.code).toBe(code)
-}
 
 const manifest = (name: string, steps: ReadonlyArray<string>, buttons: ReadonlyArray<string> = []) => ({
   schema_version: 1,
@@ -107,18 +101,7 @@ type Admin = ReturnType<typeof adminOf>
 const settled = (admin: Admin, toolkitId: string) =>
   eventually(() => admin.get(`${ADMIN}/${toolkitId}/installations`), (answer) => answer.body.summary?.pending === 0)
 
-interface Store {
-  readonly name: string
-  readonly layer: (scope: Scope.Scope) => Layer.Layer<StorePorts, unknown>
-}
-
-const stores: ReadonlyArray<Store> = [
-  { name: "memory", layer: () => StoreMemory.layer },
-  {
-    name: "PostgreSQL",
-    layer: (scope) => Layer.unwrapEffect(Effect.map(Scope.extend(serverDatabase, scope), (url) => StorePg.layerPg({ url })))
-  }
-]
+const stores = [memoryStore, postgresStore]
 
 describe.each(stores)("partner toolkits ($name)", (store) => {
   const scope = Effect.runSync(Scope.make())

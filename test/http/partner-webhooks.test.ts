@@ -12,17 +12,14 @@
  * retries 1 and 4 minutes later (the server's clock is moved on: the waits are its rules, not the test's).
  */
 import { ActionItemId, ActionItems, type StorePorts, WebhookStore, type WorkspaceId } from "@convene/core"
-import * as StoreMemory from "@convene/store-memory"
-import * as StorePg from "@convene/store-pg"
 import { verify } from "@octokit/webhooks-methods"
 import { Clock, type Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
-import { pgliteMigratedDataDir } from "../support/pglite.js"
 import { header, type Received, type Receiver, startReceiver, waitFor } from "../support/receiver.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
 import { makeTestTls, type TestTls } from "../support/tls.js"
-import { type Response, UUID } from "./fixtures.js"
+import { everyStore } from "../support/stores.js"
+import { expectPartnerError, UUID } from "./fixtures.js"
 
 /** The live clock moved on by `offset` milliseconds: what the server runs on, so a test can make a retry due. */
 class MovableClock implements Clock.Clock {
@@ -85,30 +82,7 @@ const expectSigned = async (message: Received, secret: string, others: ReadonlyA
 }
 
 /** The partner envelope `{error, code, request_id}` with the status and code, and nothing else. */
-const expectPartnerError = (response: Response, status: number, code: string, naming?: string) => {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code })
-  expect(Object.keys(response.body).sort()).toEqual(["code", "error", "request_id"])
-  expect(response.body.request_id).toBe(response.headers.get("x-request-id"))
-  if (naming !== undefined) expect(response.body.error).toContain(naming)
-}
-
-interface Store {
-  readonly name: string
-  readonly layer: (scope: Scope.Scope) => Layer.Layer<StorePorts, unknown>
-}
-
-const stores: ReadonlyArray<Store> = [
-  { name: "memory", layer: () => StoreMemory.layer },
-  {
-    name: "PGlite",
-    layer: (scope) =>
-      Layer.unwrapEffect(Effect.map(Scope.extend(pgliteMigratedDataDir, scope), (dataDir) => StorePg.layerPglite({ dataDir })))
-  },
-  {
-    name: "PostgreSQL",
-    layer: (scope) => Layer.unwrapEffect(Effect.map(Scope.extend(serverDatabase, scope), (url) => StorePg.layerPg({ url })))
-  }
-]
+const stores = everyStore
 
 describe.each(stores)("partner webhooks and automations ($name)", (store) => {
   const clock = new MovableClock()

@@ -25,7 +25,7 @@ import { MeetingStore } from "../meetings/MeetingStore.js"
 import { atLeast } from "../workspaces/Plans.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
 import type { PartnerAppId } from "./PartnerApp.js"
-import { Toolkits } from "./toolkits/Toolkits.js"
+import { type Installed, Toolkits } from "./toolkits/Toolkits.js"
 import { MeetingId as MeetingIdSchema } from "../shared/Ids.js"
 
 /** A meeting as the partner's list shows it (partner-api.md: id, title, scheduled_start, scheduled_end, status). */
@@ -158,29 +158,40 @@ const make = Effect.gen(function*() {
   })
 
   /**
-   * The next steps of the app's toolkits installed in the meeting's workspace, by toolkit id, in manifest order (another
-   * app's toolkits are that app's business: its titles and URLs are not shown to this one).
+   * What `pick` takes from each of the app's toolkits installed in the meeting's workspace, by toolkit id, in manifest
+   * order, as a page (another app's toolkits are that app's business: its titles and URLs are not shown to this one).
    */
+  const fromInstalledToolkits = <A>(
+    principal: Principal,
+    appId: PartnerAppId,
+    meetingId: MeetingId,
+    request: PageRequest,
+    pick: (installed: Installed) => ReadonlyArray<A>
+  ) =>
+    Effect.gen(function*() {
+      yield* requireScope(principal, "meetings:read")
+      const meeting = yield* access.readable(principal, meetingId)
+      const items = (yield* toolkits.installedIn(meeting.workspace_id, appId)).flatMap(pick)
+      const page = clamp(request)
+      return toList(sliceOf(items, page), page)
+    })
+
+  /** The next steps of the app's installed toolkits (fromInstalledToolkits). */
   const nextSteps = fn("PartnerUserContext.nextSteps")(function*(
     principal: Principal,
     appId: PartnerAppId,
     meetingId: MeetingId,
     request: PageRequest
   ) {
-    yield* requireScope(principal, "meetings:read")
-    const meeting = yield* access.readable(principal, meetingId)
-    const items = (yield* toolkits.installedIn(meeting.workspace_id, appId)).flatMap(({ manifest, toolkit_id }) =>
+    return yield* fromInstalledToolkits(principal, appId, meetingId, request, ({ manifest, toolkit_id }) =>
       (manifest.next_steps ?? []).map((step) =>
         new NextStep({ key: step.key, title: step.title, description: step.description ?? null, toolkit_id }, trusted)
-      )
-    )
-    const page = clamp(request)
-    return toList(sliceOf(items, page), page)
+      ))
   })
 
   /**
-   * The action buttons of the app's toolkits installed in the meeting's workspace, by toolkit id, in manifest order; a
-   * button's id is `<toolkit_id>:<key>`, the same in every version of the toolkit.
+   * The action buttons of the app's installed toolkits (fromInstalledToolkits); a button's id is `<toolkit_id>:<key>`,
+   * the same in every version of the toolkit.
    */
   const actionButtons = fn("PartnerUserContext.actionButtons")(function*(
     principal: Principal,
@@ -188,15 +199,10 @@ const make = Effect.gen(function*() {
     meetingId: MeetingId,
     request: PageRequest
   ) {
-    yield* requireScope(principal, "meetings:read")
-    const meeting = yield* access.readable(principal, meetingId)
-    const items = (yield* toolkits.installedIn(meeting.workspace_id, appId)).flatMap(({ manifest, toolkit_id }) =>
+    return yield* fromInstalledToolkits(principal, appId, meetingId, request, ({ manifest, toolkit_id }) =>
       (manifest.action_buttons ?? []).map((button) =>
         new ActionButton({ id: `${toolkit_id}:${button.key}`, key: button.key, label: button.label, url: button.url, toolkit_id }, trusted)
-      )
-    )
-    const page = clamp(request)
-    return toList(sliceOf(items, page), page)
+      ))
   })
 
   /** Triggers an action button of the meeting: with no toolkit installed, every button id is unknown (404). */
