@@ -39,7 +39,14 @@ export const ManifestKey = Title(100).pipe(
 
 const HttpsUrl = Title(2000).pipe(
   Schema.filter((text) => httpsUrlProblem(text) ?? true)
-).annotations({ description: "an absolute HTTPS URL without user information" })
+).annotations({
+  description: "an absolute HTTPS URL without user information",
+  // Generated values (property tests) are URLs of this form: random text almost never is one.
+  arbitrary: () => (fc) =>
+    fc.tuple(fc.constantFrom("crm", "hooks", "app"), fc.constantFrom("example.com", "example.org"), fc.nat(999)).map(
+      ([host, domain, n]) => `https://${host}.${domain}/x/${n}`
+    )
+})
 
 /** A list of at most `max` entries (`what`), each with a `key` no other entry of the list has. */
 const keyedList = <A extends { readonly key: string }, I, R>(item: Schema.Schema<A, I, R>, what: string, max: number) =>
@@ -119,6 +126,19 @@ export class ManifestWorkflowTemplate extends Schema.Class<ManifestWorkflowTempl
       if (step.type !== "webhook" && step.url !== undefined) return { path: ["steps", index, "url"], message: "is only for a webhook step" }
     }
     return true
+  }, {
+    // Generated templates (property tests) are consistent ones: random steps almost never name declared roles.
+    arbitrary: () => (fc) =>
+      fc.tuple(fc.constantFrom("Review", "Onboarding"), fc.boolean()).map(([name, withWebhook]) => ({
+        key: name.toLowerCase(),
+        name,
+        roles: ["lead", "reviewer"],
+        steps: [
+          new ManifestWorkflowStep({ key: "prepare", type: "task", title: "Prepare", role: "lead" }),
+          new ManifestWorkflowStep({ key: "approve", type: "approval", title: "Approve", role: "reviewer" }),
+          ...(withWebhook ? [new ManifestWorkflowStep({ key: "notify", type: "webhook", title: "Notify", url: "https://hooks.example.com/run" })] : [])
+        ]
+      }))
   }))
 ) {}
 
