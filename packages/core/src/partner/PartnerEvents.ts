@@ -25,10 +25,11 @@
  *   null sends every type. An event type it leaves out is not enqueued at all. Automations are not filtered: each
  *   says itself what triggers it.
  */
-import { type Context, Effect, Schema } from "effect"
+import { type Context, type DateTime, Effect, Schema } from "effect"
 import { type DomainEvent, EventData, EventId } from "../events/Event.js"
 import { EventFanOut, type EventOrigin } from "../events/EventFanOut.js"
 import { Crypto } from "../ports/Crypto.js"
+import { derivedUuid } from "../shared/DerivedId.js"
 import { WorkspaceId } from "../shared/Ids.js"
 import { Timestamp } from "../shared/Time.js"
 import { trusted } from "../shared/Trusted.js"
@@ -85,16 +86,62 @@ interface Notification {
   readonly data: EventData
 }
 
-/**
- * An event id derived from another, the same wherever it is derived: the first 128 bits of SHA-256 of
- * `type:eventId`, laid out as a UUID (version 8, RFC 9562's custom version).
- */
+/** An event id derived from another, the same wherever it is derived (derivedUuid of `type:eventId`). */
 const derivedEventId = (type: string, eventId: EventId): Effect.Effect<EventId, never, Crypto> =>
-  Effect.flatMap(Crypto, (crypto) =>
-    Effect.map(crypto.sha256(`${type}:${eventId}`), (hex) => {
-      const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-      return EventId.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`)
-    }))
+  Effect.map(derivedUuid(`${type}:${eventId}`), (id) => EventId.make(id))
+
+const encodeEnvelope = Schema.encode(PartnerEventEnvelope)
+
+/** One partner webhook to an app: what its envelope says besides the app. */
+export interface AppEvent {
+  readonly type: PartnerEventType
+  readonly id: EventId
+  readonly workspaceId: WorkspaceId | null
+  readonly occurredAt: DateTime.Utc
+  readonly data: EventData
+}
+
+/** The delivery of `event` to the app's webhook URL: the partner envelope's exact bytes, in the outbox's shape. */
+const appDelivery = (app: PartnerApp, event: AppEvent): Effect.Effect<Delivery, never, Crypto> =>
+  Effect.gen(function*() {
+    const body = yield* Effect.orDie(encodeEnvelope(
+      new PartnerEventEnvelope({
+        event_id: event.id,
+        event_type: event.type,
+        occurred_at: event.occurredAt,
+        partner_app_id: app.id,
+        workspace_id: event.workspaceId,
+        data: event.data
+      }, trusted)
+    ))
+    return yield* pendingDelivery({
+      addressee: { kind: "partner_app", id: app.id },
+      workspaceId: event.workspaceId,
+      eventId: event.id,
+      eventType: event.type,
+      occurredAt: event.occurredAt,
+      body: JSON.stringify(body)
+    })
+  })
+
+/** Whether the app is told `type`: active, able to sign, with a webhook URL, and its webhook filter lets it through. */
+export const isToldOf = (app: PartnerApp, type: PartnerEventType): boolean =>
+  whyNotSent(app, app.webhook_url) === undefined && isSubscribed(app.webhook_events, type)
+
+/**
+ * Enqueues one partner webhook about the app's own business (a domain verification, a button triggered, a workflow
+ * run) to the app's webhook URL, in the caller's unit of work: run it inside the Transactor.withTransaction that
+ * records the change, so that the change and its delivery commit or roll back together. Nothing is enqueued when the
+ * app is not told (isToldOf: suspended, no webhook secret or URL, or its filter leaves the type out). Answers whether
+ * a delivery was enqueued.
+ */
+export const tellApp = (app: PartnerApp, event: AppEvent): Effect.Effect<boolean, never, WebhookStore | Crypto> =>
+  Effect.gen(function*() {
+    if (!isToldOf(app, event.type)) return false
+    const outbox = yield* WebhookStore
+    yield* outbox.enqueue([yield* appDelivery(app, event)])
+    return true
+  })
 
 /** The data of a completion made through the API: the item and who completed it. */
 const completedBy = (event: DomainEvent): EventData => ({ ...event.data, completed_by_user_id: event.actor_user_id })
@@ -134,7 +181,6 @@ const triggerOf = (
   }
 }
 
-const encodeEnvelope = Schema.encode(PartnerEventEnvelope)
 const encodePayload = Schema.encode(AutomationPayload)
 
 /** The partner apps' fan-out (see the module's decisions). */
@@ -149,29 +195,17 @@ export const make: Effect.Effect<
   const crypto = yield* Crypto
 
   const webhooksOf = (event: DomainEvent, app: PartnerApp, notifications: ReadonlyArray<Notification>) =>
-    whyNotSent(app, app.webhook_url) !== undefined ? Effect.succeed([]) : Effect.forEach(
-      notifications.filter((notification) => isSubscribed(app.webhook_events, notification.type)),
+    Effect.forEach(
+      notifications.filter((notification) => isToldOf(app, notification.type)),
       (notification) =>
-      Effect.gen(function*() {
-        const body = yield* Effect.orDie(encodeEnvelope(
-          new PartnerEventEnvelope({
-            event_id: notification.id,
-            event_type: notification.type,
-            occurred_at: event.occurred_at,
-            partner_app_id: app.id,
-            workspace_id: event.workspace_id,
-            data: notification.data
-          }, trusted)
-        ))
-        return yield* pendingDelivery({
-          addressee: { kind: "partner_app", id: app.id },
+        appDelivery(app, {
+          type: notification.type,
+          id: notification.id,
           workspaceId: event.workspace_id,
-          eventId: notification.id,
-          eventType: notification.type,
           occurredAt: event.occurred_at,
-          body: JSON.stringify(body)
+          data: notification.data
         })
-      }))
+    )
 
   const callsOf = (event: DomainEvent, fired: { readonly trigger: TriggerType; readonly data: EventData }, automation: Automation) =>
     Effect.gen(function*() {

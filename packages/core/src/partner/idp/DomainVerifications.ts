@@ -38,11 +38,10 @@ import { Transactor } from "../../ports/Transactor.js"
 import { fn } from "../../shared/Span.js"
 import { now, plus } from "../../shared/Time.js"
 import { trusted } from "../../shared/Trusted.js"
-import { pendingDelivery } from "../../webhooks/WebhookFanOut.js"
 import { WebhookStore } from "../../webhooks/WebhookStore.js"
-import type { PartnerApp, PartnerAppId } from "../PartnerApp.js"
-import { isSubscribed, type PartnerEventType } from "../PartnerEventType.js"
-import { PartnerEventEnvelope, whyNotSent } from "../PartnerEvents.js"
+import type { PartnerAppId } from "../PartnerApp.js"
+import type { PartnerEventType } from "../PartnerEventType.js"
+import { tellApp } from "../PartnerEvents.js"
 import { PartnerStore } from "../PartnerStore.js"
 import {
   challengeRecordName,
@@ -209,8 +208,6 @@ export const decide = (current: DomainVerification, observation: Observation, at
   }
 }
 
-const encodeEnvelope = Schema.encode(PartnerEventEnvelope)
-
 /** What one sweep did. */
 export interface SweepReport {
   readonly expired: number
@@ -240,28 +237,13 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const found = yield* partners.get(verification.partner_app_id)
       if (Option.isNone(found)) return
-      const app: PartnerApp = found.value
-      if (whyNotSent(app, app.webhook_url) !== undefined || !isSubscribed(app.webhook_events, type)) return
-      const eventId = EventId.make(yield* crypto.randomUUID)
-      const body = yield* Effect.orDie(encodeEnvelope(
-        new PartnerEventEnvelope({
-          event_id: eventId,
-          event_type: type,
-          occurred_at: at,
-          partner_app_id: app.id,
-          workspace_id: null,
-          data: { domain: verification.domain, status: verification.status, occurred_at: DateTime.formatIso(at) }
-        }, trusted)
-      ))
-      const delivery = yield* pendingDelivery({
-        addressee: { kind: "partner_app", id: app.id },
+      yield* tellApp(found.value, {
+        type,
+        id: EventId.make(yield* crypto.randomUUID),
         workspaceId: null,
-        eventId,
-        eventType: type,
         occurredAt: at,
-        body: JSON.stringify(body)
-      }).pipe(Effect.provideService(Crypto, crypto))
-      yield* outbox.enqueue([delivery])
+        data: { domain: verification.domain, status: verification.status, occurred_at: DateTime.formatIso(at) }
+      }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(WebhookStore, outbox))
     })
 
   /**
