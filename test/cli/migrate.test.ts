@@ -32,7 +32,8 @@ const migrations = [
   "0017_partner_domain_verifications",
   "0018_partner_idp_configs",
   "0019_partner_sso_sessions",
-  "0020_partner_toolkits"
+  "0020_partner_toolkits",
+  "0021_partner_workflow_runs"
 ]
 
 const scope = Effect.runSync(Scope.make())

@@ -38,6 +38,7 @@ import {
   Transactor,
   UserStore,
   WebhookStore,
+  WorkflowRunStore,
   WorkspaceStore
 } from "@convene/core"
 import { type Context, Data, Effect, type Exit, FiberRef, Layer, Option, Ref } from "effect"
@@ -328,6 +329,18 @@ export const methods = {
     autoUpdates: "read",
     setAutoUpdates: "write",
     deleteByWorkspace: "write"
+  },
+  WorkflowRunStore: {
+    insertRun: "write",
+    updateRun: "write",
+    getRun: "read",
+    getRunForUpdate: "read",
+    listRuns: "read",
+    insertTask: "write",
+    updateTask: "write",
+    getTask: "read",
+    tasksOf: "read",
+    deleteByWorkspace: "write"
   }
 } as const satisfies {
   readonly WorkspaceStore: Methods<Context.Tag.Service<WorkspaceStore>>
@@ -350,6 +363,7 @@ export const methods = {
   readonly IdpStore: Methods<Context.Tag.Service<IdpStore>>
   readonly SsoSessionStore: Methods<Context.Tag.Service<SsoSessionStore>>
   readonly ToolkitStore: Methods<Context.Tag.Service<ToolkitStore>>
+  readonly WorkflowRunStore: Methods<Context.Tag.Service<WorkflowRunStore>>
 }
 
 /** The store's ports with every write counted (and armed to die); provide the real store below it. */
@@ -374,6 +388,7 @@ export const layer: Layer.Layer<StorePorts, never, StorePorts> = Layer.mergeAll(
   port(IdpStore, methods.IdpStore),
   port(SsoSessionStore, methods.SsoSessionStore),
   port(ToolkitStore, methods.ToolkitStore),
+  port(WorkflowRunStore, methods.WorkflowRunStore),
   // Units of work are the store's own: a transaction is exactly what the faults test.
   Layer.service(Transactor),
   // Blobs are written outside transactions (core pairs them with records itself): passed through untouched.

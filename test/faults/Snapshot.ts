@@ -199,7 +199,9 @@ const memoryTables: { readonly [K in keyof State]: (value: State[K]) => Array<re
   toolkits: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkits", row]),
   toolkitVersions: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkit_versions", row]),
   toolkitInstallations: (table) => [...HashMap.values(table)].map((row) => ["partner_toolkit_installations", row]),
-  toolkitOptOuts: (table) => [...HashMap.keys(table)].map((workspace_id) => ["workspace_toolkit_opt_outs", { workspace_id }])
+  toolkitOptOuts: (table) => [...HashMap.keys(table)].map((workspace_id) => ["workspace_toolkit_opt_outs", { workspace_id }]),
+  workflowRuns: (table) => [...HashMap.values(table)].map((row) => ["workflow_runs", row]),
+  workflowTasks: (table) => [...HashMap.values(table)].map((row) => ["workflow_tasks", row])
 }
 
 const layOut = <K extends keyof State>(state: State, key: K) => memoryTables[key](state[key])

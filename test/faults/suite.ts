@@ -256,6 +256,7 @@ const operations: ReadonlyArray<Operation> = [
       "BacklogItemStore.deleteByWorkspace",
       "EventLog.deleteByWorkspace",
       "WebhookStore.deleteByWorkspace",
+      "WorkflowRunStore.deleteByWorkspace",
       "ToolkitStore.deleteByWorkspace",
       "PartnerStore.deleteByWorkspace",
       "SessionStore.deleteByWorkspace",

@@ -28,6 +28,7 @@ import { EventLog } from "./events/EventLog.js"
 import { OAuthStore, SessionStore } from "./oauth/OAuthStore.js"
 import { PartnerStore } from "./partner/PartnerStore.js"
 import { ToolkitStore } from "./partner/toolkits/ToolkitStore.js"
+import { WorkflowRunStore } from "./partner/workflows/WorkflowRunStore.js"
 import { Crypto } from "./ports/Crypto.js"
 import { trusted } from "./shared/Trusted.js"
 import { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -142,6 +143,7 @@ export const workspaceContents: Layer.Layer<
   | WebhookStore
   | PartnerStore
   | ToolkitStore
+  | WorkflowRunStore
 > = Layer.effect(
   WorkspaceContents,
   Effect.gen(function*() {
@@ -160,6 +162,7 @@ export const workspaceContents: Layer.Layer<
     const webhooks = yield* WebhookStore
     const partners = yield* PartnerStore
     const toolkits = yield* ToolkitStore
+    const workflowRuns = yield* WorkflowRunStore
     return WorkspaceContents.of({
       counts: (workspaceIds, at) =>
         Effect.gen(function*() {
@@ -193,7 +196,9 @@ export const workspaceContents: Layer.Layer<
           yield* events.deleteByWorkspace(workspaceId)
           // Endpoints point at their creators (users): they go before the users.
           yield* webhooks.deleteByWorkspace(workspaceId)
-          // Its partner toolkits' installations and opt-out, then its connections to partner apps (the apps stay).
+          // Its partner workflow runs (with their tasks), its partner toolkits' installations and opt-out, then its
+          // connections to partner apps (the apps stay).
+          yield* workflowRuns.deleteByWorkspace(workspaceId)
           yield* toolkits.deleteByWorkspace(workspaceId)
           yield* partners.deleteByWorkspace(workspaceId)
           // Sessions, codes and grants point at users and credentials.

@@ -16,6 +16,7 @@ import type { DomainVerificationStore } from "./partner/idp/DomainVerificationSt
 import type { IdpStore } from "./partner/idp/IdpStore.js"
 import type { SsoSessionStore } from "./partner/idp/SsoSessionStore.js"
 import type { ToolkitStore } from "./partner/toolkits/ToolkitStore.js"
+import type { WorkflowRunStore } from "./partner/workflows/WorkflowRunStore.js"
 import type { Transactor } from "./ports/Transactor.js"
 import type { RateLimitStore } from "./ratelimits/RateLimitStore.js"
 import type { WebhookStore } from "./webhooks/WebhookStore.js"
@@ -43,5 +44,6 @@ export type StorePorts =
   | IdpStore
   | SsoSessionStore
   | ToolkitStore
+  | WorkflowRunStore
   | RateLimitStore
   | Transactor

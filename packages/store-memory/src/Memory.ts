@@ -56,6 +56,10 @@ import type {
   UserId,
   WebhookEndpoint,
   WebhookEndpointId,
+  WorkflowRun,
+  WorkflowRunId,
+  WorkflowTask,
+  WorkflowTaskId,
   Workspace,
   WorkspaceId
 } from "@convene/core"
@@ -178,6 +182,10 @@ export interface State {
   readonly toolkitInstallations: HashMap.HashMap<string, ToolkitInstallation>
   /** The workspaces that opted out of automatic toolkit updates. */
   readonly toolkitOptOuts: HashMap.HashMap<WorkspaceId, true>
+  /** Partner apps' workflow runs (each with its steps) by id. */
+  readonly workflowRuns: HashMap.HashMap<WorkflowRunId, WorkflowRun>
+  /** Workflow runs' human tasks by id (at most one per run and step key). */
+  readonly workflowTasks: HashMap.HashMap<WorkflowTaskId, WorkflowTask>
 }
 
 /** A workspace connected to a partner app. */
@@ -226,7 +234,9 @@ const empty: State = {
   toolkits: HashMap.empty(),
   toolkitVersions: HashMap.empty(),
   toolkitInstallations: HashMap.empty(),
-  toolkitOptOuts: HashMap.empty()
+  toolkitOptOuts: HashMap.empty(),
+  workflowRuns: HashMap.empty(),
+  workflowTasks: HashMap.empty()
 }
 
 /** The rows of one workspace (empty when it has none). */

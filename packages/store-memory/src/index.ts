@@ -24,6 +24,7 @@ import * as SsoSessionStore from "./SsoSessionStore.js"
 import * as ToolkitStore from "./ToolkitStore.js"
 import * as Transactor from "./Transactor.js"
 import * as WebhookStore from "./WebhookStore.js"
+import * as WorkflowRunStore from "./WorkflowRunStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
 /**
@@ -58,5 +59,6 @@ export const layer: Layer.Layer<StorePorts> = Layer.mergeAll(
   IdpStore.layer,
   SsoSessionStore.layer,
   ToolkitStore.layer,
+  WorkflowRunStore.layer,
   Transactor.layer
 ).pipe(Layer.provide(Memory.layer), Layer.merge(RateLimitStores.inProcess), Layer.merge(MemoryBlobStore.layer))

@@ -780,6 +780,45 @@ const partnerToolkits = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Partner workflow runs (issue 14): one row per run, its template as it was at creation, its role mappings, steps
+ * and failure as JSON (jsonb); the runs' human tasks, at most one per run and step. A run keeps its toolkit's id
+ * without a foreign key (a run outlives its toolkit's deletion); a workspace's runs go with it, and a run's tasks
+ * with the run (ON DELETE CASCADE). The index serves an app's list of a workspace's runs, newest first.
+ */
+const partnerWorkflowRuns = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE workflow_runs (
+    id uuid PRIMARY KEY,
+    partner_app_id uuid NOT NULL REFERENCES partner_apps (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    toolkit_id uuid NOT NULL,
+    template_id uuid NOT NULL,
+    template jsonb NOT NULL,
+    status text NOT NULL,
+    role_mappings jsonb NOT NULL,
+    steps jsonb NOT NULL,
+    failure jsonb,
+    created_by_user_id uuid NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  )`
+  yield* sql`CREATE INDEX workflow_runs_app_workspace_created_idx
+    ON workflow_runs (partner_app_id, workspace_id, created_at DESC, id DESC)`
+  yield* sql`CREATE TABLE workflow_tasks (
+    id uuid PRIMARY KEY,
+    run_id uuid NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+    step_key text NOT NULL,
+    assignee_user_id uuid NOT NULL,
+    status text NOT NULL,
+    comment text,
+    resolved_by_user_id uuid,
+    created_at timestamptz NOT NULL,
+    resolved_at timestamptz,
+    UNIQUE (run_id, step_key)
+  )`
+})
+
 /** Every migration, by `<id>_<name>`. Append new ones; never edit one that shipped. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
@@ -801,7 +840,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_partner_domain_verifications": partnerDomainVerifications,
   "0018_partner_idp_configs": partnerIdpConfigs,
   "0019_partner_sso_sessions": partnerSsoSessions,
-  "0020_partner_toolkits": partnerToolkits
+  "0020_partner_toolkits": partnerToolkits,
+  "0021_partner_workflow_runs": partnerWorkflowRuns
 }
 
 const runMigrator = Migrator.make({})

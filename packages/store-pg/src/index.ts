@@ -40,6 +40,7 @@ import * as PgToolkitStore from "./PgToolkitStore.js"
 import * as PgTransactor from "./PgTransactor.js"
 import * as PgUserStore from "./PgUserStore.js"
 import * as PgWebhookStore from "./PgWebhookStore.js"
+import * as PgWorkflowRunStore from "./PgWorkflowRunStore.js"
 import * as PgWorkspaceStore from "./PgWorkspaceStore.js"
 
 export * as DataDirectoryLock from "./DataDirectoryLock.js"
@@ -69,6 +70,7 @@ export {
   PgTransactor,
   PgUserStore,
   PgWebhookStore,
+  PgWorkflowRunStore,
   PgWorkspaceStore
 }
 
@@ -102,6 +104,7 @@ const ports: Layer.Layer<Exclude<StorePorts, RateLimitStore | BlobStore>, never,
   PgIdpStore.layer,
   PgSsoSessionStore.layer,
   PgToolkitStore.layer,
+  PgWorkflowRunStore.layer,
   PgTransactor.layer
 ).pipe(Layer.provide(layerMigrations))
 

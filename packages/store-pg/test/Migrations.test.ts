@@ -80,7 +80,7 @@ const withServerClient = <A, E>(url: Redacted.Redacted, effect: Effect.Effect<A,
 describe("Migrations on the PostgreSQL server", () => {
   it.scoped("runners starting together on a fresh database all succeed, and each migration runs once", () =>
     Effect.gen(function*() {
-      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts", "partner_apps", "partner_events", "partner_oauth", "partner_rate_limits", "partner_domain_verifications", "partner_idp_configs", "partner_sso_sessions", "partner_toolkits"])
+      expect(allMigrations.map(([, name]) => name)).toEqual(["init", "rules_in_core", "folded_titles", "operator_administration", "oauth", "events", "webhooks", "backlog", "attachments", "context", "rate_limits", "sign_in_attempts", "partner_apps", "partner_events", "partner_oauth", "partner_rate_limits", "partner_domain_verifications", "partner_idp_configs", "partner_sso_sessions", "partner_toolkits", "partner_workflow_runs"])
       for (let round = 0; round < 3; round++) {
         const url = yield* serverDatabase
         const ran = yield* Effect.all(Array.from({ length: 4 }, () => migrateAlone(url)), { concurrency: "unbounded" })
@@ -359,7 +359,7 @@ const upgradeSuite = (name: string, client: Layer.Layer<SqlClient.SqlClient, unk
     it.effect("upgrades a database of 0001: e-mail addresses trimmed and lower-cased, nothing lost", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"], [13, "partner_apps"], [14, "partner_events"], [15, "partner_oauth"], [16, "partner_rate_limits"], [17, "partner_domain_verifications"], [18, "partner_idp_configs"], [19, "partner_sso_sessions"], [20, "partner_toolkits"]])
+        expect(yield* Upgrade).toEqual([[2, "rules_in_core"], [3, "folded_titles"], [4, "operator_administration"], [5, "oauth"], [6, "events"], [7, "webhooks"], [8, "backlog"], [9, "attachments"], [10, "context"], [11, "rate_limits"], [12, "sign_in_attempts"], [13, "partner_apps"], [14, "partner_events"], [15, "partner_oauth"], [16, "partner_rate_limits"], [17, "partner_domain_verifications"], [18, "partner_idp_configs"], [19, "partner_sso_sessions"], [20, "partner_toolkits"], [21, "partner_workflow_runs"]])
         expect(yield* countRows).toEqual(legacyCounts)
         // 0004 indexes the operator's lists and the columns that point at a user (in place of users_workspace_idx).
         const indexes = yield* sql<{ readonly indexname: string }>`SELECT indexname FROM pg_indexes
