@@ -62,8 +62,11 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .annotate(
         OpenApi.Description,
         "Creates a meeting; the caller becomes its OWNER participant (a workspace API key, which is no user, leaves it without one). `is_instant: true` starts it now (`start_time` " +
-          "is then not given). `template_id` selects a meeting template (404 when unknown) whose agenda the meeting " +
-          "starts with (without it, the workspace's default template, if any). `end_time` before `start_time` is 400. FREE " +
+          "is then not given). `template_id` selects a meeting template of GET /v1/meeting-templates (404 when unknown: a " +
+          "toolkit's template is known while the version of its toolkit installed in the workspace has it) whose agenda " +
+          "the meeting starts with; without it, the workspace's default template, if any (a default toolkit template that " +
+          "is gone is passed over: the meeting starts with no template and `template_id` null). `end_time` before " +
+          "`start_time` is 400. FREE " +
           "workspaces may create 20 meetings a UTC calendar month (then 402 `plan_required`; deleting meetings does not give the " +
           "allowance back). Honours Idempotency-Key. " +
           "Scope meetings:write."
@@ -231,8 +234,14 @@ export class MeetingsApi extends HttpApiGroup.make("meetings")
       .annotate(OpenApi.Summary, "List meeting templates")
       .annotate(
         OpenApi.Description,
-        "The five built-in meeting templates, with fixed ids. A meeting created with a `template_id` starts with the " +
-          "template's agenda. Scope meetings:read."
+        "The five built-in meeting templates (fixed ids, `toolkit_id` null), then the `meeting_templates` of the partner " +
+          "toolkits installed in the workspace, of every partner app, each in the version its installation has in use " +
+          "(by toolkit id, then in manifest order). A toolkit's template has `toolkit_id`, an id derived from the toolkit " +
+          "and the template's key (the same in every version and workspace), the manifest's name as `description`, " +
+          "`detail_level` `standard`, and agenda items of the manifest's type (DISCUSSION when left out) with no " +
+          "description; once the installed version no longer has it (a new version without it, the toolkit deleted) it " +
+          "is gone from here and cannot start a meeting (meetings made from it keep their agenda). A meeting created " +
+          "with a `template_id` starts with the template's agenda. Scope meetings:read."
       )
   )
   .middleware(Authenticate)

@@ -285,7 +285,7 @@ export const PartnerRangeNotSatisfiable = wire(
 )
 
 /** The endpoint, honouring an opt-in Idempotency-Key with the same service as the first-party API (partner envelope). */
-const idempotent = honouringKey({ invalid: PartnerInvalidIdempotencyKey, inFlight: PartnerInFlight, reuse: PartnerKeyReuse })
+export const idempotent = honouringKey({ invalid: PartnerInvalidIdempotencyKey, inFlight: PartnerInFlight, reuse: PartnerKeyReuse })
 
 // ------------------------------------------------------------------------------------------------ security
 
@@ -604,8 +604,14 @@ export class PartnerUserApi extends HttpApiGroup.make("partnerUser")
       .annotate(OpenApi.Summary, "Trigger an action button")
       .annotate(
         OpenApi.Description,
-        "Answers 202 `{invocation_id}`; the app's webhook URL receives `action_button.triggered`. A button that is not " +
-          `one of the meeting's is 404. ${write}`
+        "Triggers one of the calling app's action buttons installed in the meeting's workspace (`button_id` as listed " +
+          "by GET .../action-buttons: `<toolkit_id>:<key>`). Answers 202 `{invocation_id}` (a fresh UUID), and the app's " +
+          "webhook URL receives `action_button.triggered` in the partner envelope with `data {invocation_id, button_id, " +
+          "meeting_id, user_id, occurred_at}`, enqueued with the answer and signed as every partner webhook. As for the " +
+          "other partner events, nothing is sent (the answer is still 202) when the app has no webhook URL, or its " +
+          "webhook filter leaves `action_button.triggered` out. Any other button id (another app's included) is 404, as " +
+          "is a meeting the user does not see. A retry with the same Idempotency-Key replays the same invocation_id and " +
+          `sends nothing again. ${write}`
       )
   )
   .middleware(PartnerUserAuth)

@@ -52,7 +52,9 @@ export class WorkspaceApi extends HttpApiGroup.make("workspace")
         "Changes the workspace's `name`, `default_detail_level` (`brief`, `standard` or `detailed`) or " +
           "`default_template_id` (a template of GET /v1/meeting-templates; null clears it); what the request leaves out is " +
           "kept, and the plan is the operator's to change (an unknown field, `plan` included, is 400). An unknown template " +
-          "is 404 `not_found`, as for a meeting's `template_id`. A new meeting whose request names no template takes the " +
+          "is 404 `not_found`, as for a meeting's `template_id` (a toolkit's template counts while the version installed " +
+          "in the workspace has it; the setting is kept if it later goes, and a new meeting then starts with no " +
+          "template until a version bringing it back is installed). A new meeting whose request names no template takes the " +
           "default template; its detail level is the request's, else its template's (the request's or the default one), " +
           `else the workspace's default_detail_level. Meetings that exist keep theirs. ${admin}; scope workspace:write.`
       )

@@ -6,7 +6,8 @@
  * is revoked as the operator revokes one (soft delete: the row stays, revoked).
  *
  * Decisions where the documents are silent:
- * - an unknown `default_template_id` is 404 `not_found`, as for a meeting's `template_id`;
+ * - an unknown `default_template_id` is 404 `not_found`, as for a meeting's `template_id` (a template of a toolkit
+ *   installed in the workspace counts; one its installed version no longer has is unknown: Templates.ts);
  * - a member of another workspace, or an unknown user, is 404; so is an API key of another workspace, a revoked
  *   (deleted) one (a repeated DELETE is 404) and the id of a user's token (this is for API keys only);
  * - the members list and the API key list are newest first; the API key list shows live keys only.
@@ -17,7 +18,8 @@ import { isFirstPartyScope, type Principal } from "../identity/Identity.js"
 import { CredentialStore, UserStore } from "../identity/IdentityStore.js"
 import { Tokens } from "../identity/Tokens.js"
 import { UpdateUser, Users } from "../identity/Users.js"
-import { findTemplate } from "../meetings/Templates.js"
+import { templateCatalog } from "../meetings/Templates.js"
+import type { Crypto } from "../ports/Crypto.js"
 import { Transactor } from "../ports/Transactor.js"
 import { NotFound } from "../shared/Errors.js"
 import type { CredentialId, UserId } from "../shared/Ids.js"
@@ -46,6 +48,7 @@ const make = Effect.gen(function*() {
   const credentials = yield* CredentialStore
   const transactor = yield* Transactor
   const toolkitStore = yield* ToolkitStore
+  const catalog = yield* templateCatalog
 
   const admin = (principal: Principal, scope: "workspace:read" | "workspace:write") =>
     Effect.zipRight(requireScope(principal, scope), requireWorkspaceAdmin(principal))
@@ -61,7 +64,7 @@ const make = Effect.gen(function*() {
   ) {
     yield* admin(principal, "workspace:write")
     const templateId = input.default_template_id
-    if (templateId !== undefined && templateId !== null && findTemplate(templateId) === undefined) {
+    if (templateId !== undefined && templateId !== null && (yield* catalog.find(principal.workspace_id, templateId)) === undefined) {
       return yield* Effect.fail(NotFound.of("meeting template", templateId))
     }
     return yield* workspaces.updateSettings(principal.workspace_id, input)
@@ -186,6 +189,6 @@ export class WorkspaceAdmin extends Context.Tag("@convene/core/WorkspaceAdmin")<
   static readonly layer: Layer.Layer<
     WorkspaceAdmin,
     never,
-    Workspaces | WorkspaceStore | Users | UserStore | Tokens | CredentialStore | Transactor | ToolkitStore
+    Workspaces | WorkspaceStore | Users | UserStore | Tokens | CredentialStore | Transactor | ToolkitStore | Crypto
   > = Layer.effect(WorkspaceAdmin, make)
 }

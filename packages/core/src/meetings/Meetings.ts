@@ -21,8 +21,9 @@ import { MeetingAccess } from "./MeetingAccess.js"
 import { MeetingContents } from "./MeetingContents.js"
 import { and, MeetingFilter, upcoming as upcomingAt } from "./MeetingFilter.js"
 import { MeetingStore, type MeetingOrder } from "./MeetingStore.js"
-import { builtInTemplates, findTemplate } from "./Templates.js"
+import { templateCatalog } from "./Templates.js"
 import { fn } from "../shared/Span.js"
+import type { ToolkitStore } from "../partner/toolkits/ToolkitStore.js"
 
 export const MeetingTitle = Title(500)
 
@@ -131,6 +132,7 @@ const make = Effect.gen(function*() {
   const transactor = yield* Transactor
   const crypto = yield* Crypto
   const events = yield* Events
+  const catalog = yield* templateCatalog
   const recordMeeting = events.recordOf(Meeting)
 
   /** A page of the meetings the caller can see among those `filter` passes. */
@@ -189,11 +191,13 @@ const make = Effect.gen(function*() {
   const create = fn("Meetings.create")(function*(principal: Principal, input: CreateMeeting) {
     yield* requireScope(principal, "meetings:write")
     const workspace = yield* workspaces.get(principal.workspace_id)
-    const templateId = input.template_id ?? workspace.default_template_id
-    const template = templateId === null ? undefined : findTemplate(templateId)
-    if (templateId !== null && template === undefined) {
-      return yield* Effect.fail(NotFound.of("meeting template", templateId))
-    }
+    const named = input.template_id ?? null
+    const wanted = named ?? workspace.default_template_id
+    const template = wanted === null ? undefined : yield* catalog.find(workspace.id, wanted)
+    // A template named by the request must exist; a default that is gone (its toolkit's installed version no longer
+    // has it) is passed over: the meeting starts with no template.
+    if (named !== null && template === undefined) return yield* Effect.fail(NotFound.of("meeting template", named))
+    const templateId = template === undefined ? null : template.id
     const at = yield* now
     const instant = input.is_instant === true
     if (instant && input.start_time !== undefined && input.start_time !== null) {
@@ -344,7 +348,7 @@ const make = Effect.gen(function*() {
   const templates = fn("Meetings.templates")(function*(principal: Principal, request: PageRequest) {
     yield* requireScope(principal, "meetings:read")
     const page = clamp(request)
-    return toList(sliceOf(builtInTemplates, page), page)
+    return toList(sliceOf(yield* catalog.list(principal.workspace_id), page), page)
   })
 
   return {
@@ -366,7 +370,16 @@ export class Meetings extends Context.Tag("@convene/core/Meetings")<Meetings, Ef
   static readonly layer: Layer.Layer<
     Meetings,
     never,
-    MeetingStore | MeetingContents | UserStore | WorkspaceStore | Workspaces | MeetingAccess | Transactor | Crypto | Events
+    | MeetingStore
+    | MeetingContents
+    | UserStore
+    | WorkspaceStore
+    | Workspaces
+    | MeetingAccess
+    | ToolkitStore
+    | Transactor
+    | Crypto
+    | Events
   > = Layer.effect(Meetings, make)
 }
 

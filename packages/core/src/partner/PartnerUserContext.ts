@@ -3,16 +3,31 @@
  * services it reuses with the token's principal (meetings, agenda items, backlog items, attachments): the meeting
  * list item, the agenda of one meeting (an item addressed through another meeting is 404), the transcript in SRT
  * behind the ELITE plan, and the next steps and action buttons of the toolkits installed in the meeting's workspace
- * (of every app's toolkits, each in the version its installation has in use; a trigger is still 404: the triggers of
- * toolkit buttons are to come).
+ * (of the calling app's toolkits, each in the version its installation has in use), and the trigger of a button.
+ *
+ * Decisions where the documents are silent (the trigger):
+ * - A button is triggered through the meeting of the workspace it is installed in: its id must be one of the calling
+ *   app's buttons there (`<toolkit_id>:<key>`, as listed); any other id, another app's button included, is 404, as is
+ *   a meeting the user does not see. Scope meetings:write.
+ * - The answer is 202 `{invocation_id}` (a fresh UUID). In the same unit of work the app's webhook URL is sent
+ *   `action_button.triggered` in the partner envelope (workspace_id the meeting's) with data `{invocation_id,
+ *   button_id, meeting_id, user_id, occurred_at}`, signed like every partner webhook. As for the other partner events,
+ *   nothing is enqueued (and the answer is still 202) when the app has no webhook URL or secret, or its webhook filter
+ *   leaves `action_button.triggered` out (PartnerEvents.tellApp).
+ * - The route is idempotent: a retry with the same Idempotency-Key replays the first answer (the same invocation_id)
+ *   and enqueues nothing again.
  */
-import { Context, Effect, Layer, Schema, Struct } from "effect"
+import { Context, DateTime, Effect, Layer, Schema, Struct } from "effect"
+import { EventId } from "../events/Event.js"
 import { requireScope } from "../identity/Access.js"
 import type { Principal } from "../identity/Identity.js"
 import { NotFound, orNotFound, PlanRequired } from "../shared/Errors.js"
 import type { AgendaItemId, MeetingId } from "../shared/Ids.js"
 import { clamp, type PageRequest, sliceOf, toList } from "../shared/Pagination.js"
-import { Timestamp } from "../shared/Time.js"
+import { now, Timestamp } from "../shared/Time.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Transactor } from "../ports/Transactor.js"
+import { WebhookStore } from "../webhooks/WebhookStore.js"
 import { trusted } from "../shared/Trusted.js"
 import { fn } from "../shared/Span.js"
 import { AgendaItems } from "../agenda/AgendaItems.js"
@@ -24,7 +39,8 @@ import { Meetings } from "../meetings/Meetings.js"
 import { MeetingStore } from "../meetings/MeetingStore.js"
 import { atLeast } from "../workspaces/Plans.js"
 import { WorkspaceStore } from "../workspaces/WorkspaceStore.js"
-import type { PartnerAppId } from "./PartnerApp.js"
+import type { PartnerApp, PartnerAppId } from "./PartnerApp.js"
+import { tellApp } from "./PartnerEvents.js"
 import { type Installed, Toolkits } from "./toolkits/Toolkits.js"
 import { MeetingId as MeetingIdSchema } from "../shared/Ids.js"
 
@@ -95,6 +111,9 @@ const make = Effect.gen(function*() {
   const store = yield* MeetingStore
   const workspaces = yield* WorkspaceStore
   const toolkits = yield* Toolkits
+  const transactor = yield* Transactor
+  const outbox = yield* WebhookStore
+  const crypto = yield* Crypto
 
   /** The meetings the user sees, newest first, as list items. */
   const listMeetings = fn("PartnerUserContext.listMeetings")(function*(principal: Principal, page: PageRequest) {
@@ -205,11 +224,42 @@ const make = Effect.gen(function*() {
       ))
   })
 
-  /** Triggers an action button of the meeting: with no toolkit installed, every button id is unknown (404). */
-  const trigger = fn("PartnerUserContext.trigger")(function*(principal: Principal, meetingId: MeetingId, buttonId: string) {
+  /**
+   * Triggers the action button `buttonId` (`<toolkit_id>:<key>`) of the app's toolkits installed in the meeting's
+   * workspace (404 for any other id, another app's buttons included): a fresh invocation id, and
+   * `action_button.triggered` enqueued for the app's webhook URL in one unit of work (see the module's decisions).
+   */
+  const trigger = fn("PartnerUserContext.trigger")(function*(
+    principal: Principal,
+    app: PartnerApp,
+    meetingId: MeetingId,
+    buttonId: string
+  ) {
     yield* requireScope(principal, "meetings:write")
-    yield* access.readable(principal, meetingId)
-    return yield* Effect.fail(NotFound.of("action button", buttonId))
+    const meeting = yield* access.readable(principal, meetingId)
+    const buttons = (yield* toolkits.installedIn(meeting.workspace_id, app.id)).flatMap(({ manifest, toolkit_id }) =>
+      (manifest.action_buttons ?? []).map((button) => `${toolkit_id}:${button.key}`)
+    )
+    if (!buttons.includes(buttonId)) return yield* Effect.fail(NotFound.of("action button", buttonId))
+    const invocationId = yield* crypto.randomUUID
+    const eventId = EventId.make(yield* crypto.randomUUID)
+    const at = yield* now
+    yield* transactor.withTransaction(
+      tellApp(app, {
+        type: "action_button.triggered",
+        id: eventId,
+        workspaceId: meeting.workspace_id,
+        occurredAt: at,
+        data: {
+          invocation_id: invocationId,
+          button_id: buttonId,
+          meeting_id: meeting.id,
+          user_id: principal.user_id,
+          occurred_at: DateTime.formatIso(at)
+        }
+      })
+    ).pipe(Effect.provideService(WebhookStore, outbox), Effect.provideService(Crypto, crypto))
+    return { invocation_id: invocationId } as const
   })
 
   return { listMeetings, listAgenda, createAgendaItem, updateAgendaItem, exportTranscript, nextSteps, actionButtons, trigger } as const
@@ -222,7 +272,7 @@ export class PartnerUserContext extends Context.Tag("@convene/core/PartnerUserCo
   static readonly layer: Layer.Layer<
     PartnerUserContext,
     never,
-    Meetings | AgendaItems | MeetingAccess | MeetingStore | WorkspaceStore | Toolkits
+    Meetings | AgendaItems | MeetingAccess | MeetingStore | WorkspaceStore | Toolkits | Transactor | WebhookStore | Crypto
   > =
     Layer.effect(PartnerUserContext, make)
 }

@@ -12,7 +12,6 @@ import {
   AttachmentLinks,
   Attachments,
   BacklogItems,
-  Crypto,
   type PartnerCaller,
   PartnerOAuth,
   PartnerUserContext,
@@ -75,7 +74,6 @@ export const PartnerUserLive = (config: HostConfig) =>
       const backlog = yield* BacklogItems
       const attachments = yield* Attachments
       const links = yield* AttachmentLinks
-      const crypto = yield* Crypto
 
       /** The attachment with a fresh pre-signed download URL. */
       const linked = (principal: Principal, attachment: Attachment) =>
@@ -133,8 +131,7 @@ export const PartnerUserLive = (config: HostConfig) =>
           context.actionButtons(caller.principal, caller.app.id, path.id, urlParams)))
         .handle(
           "triggerActionButton",
-          asUser((principal, { path }) =>
-            Effect.zipRight(context.trigger(principal, path.id, path.button_id), Effect.map(crypto.randomUUID, (id) => ({ invocation_id: id }))))
+          asCaller((caller, { path }) => context.trigger(caller.principal, caller.app, path.id, path.button_id))
         )
     }))
 
