@@ -27,6 +27,7 @@ import { PartnerSsoApi } from "./PartnerSso.js"
 import { PartnerDomainsApi } from "./PartnerDomains.js"
 import { PartnerIdpApi } from "./PartnerIdp.js"
 import { PartnerToolkitsApi } from "./PartnerToolkits.js"
+import { PartnerWorkflowRunsApi, PartnerWorkflowTemplatesApi } from "./PartnerWorkflows.js"
 import { WebhooksApi } from "./Webhooks.js"
 import { WorkspaceApi } from "./Workspace.js"
 
@@ -56,6 +57,8 @@ export class PublicApi extends HttpApi.make("convene")
   .add(PartnerDomainsApi)
   .add(PartnerIdpApi)
   .add(PartnerToolkitsApi)
+  .add(PartnerWorkflowTemplatesApi)
+  .add(PartnerWorkflowRunsApi)
   .add(HealthApi)
   .addError(ValidationFailed)
   .addError(BadRequest)

@@ -233,7 +233,9 @@ const partnerEnvelopeFields = ["code", "error", "request_id"].join()
 const partnerPlanFields = ["code", "current_plan", "error", "feature", "request_id", "required_plan"].join()
 /** A toolkit version's 409 (PartnerToolkits.ts): the envelope with the version's conflicts. */
 const partnerConflictFields = ["code", "conflicts", "error", "request_id"].join()
-const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields, partnerPlanFields, partnerConflictFields]
+// A workflow run refused for its configuration (PartnerWorkflows.PartnerNotReady).
+const partnerNotReadyFields = ["code", "error", "readiness_issues", "request_id"].join()
+const partnerBodies = [partnerEnvelopeFields, PartnerLimits.fields, partnerPlanFields, partnerConflictFields, partnerNotReadyFields]
 
 /** Whether `schema` refers to a partner envelope among `schemas` (the document's components): a partner failure. */
 const isPartnerFailure = (schemas: JsonObject) => (schema: unknown): boolean => {

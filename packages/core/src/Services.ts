@@ -36,6 +36,7 @@ import { PartnerSso } from "./partner/idp/PartnerSso.js"
 import { AttachmentLinks } from "./partner/AttachmentLinks.js"
 import { PartnerUserContext } from "./partner/PartnerUserContext.js"
 import { Toolkits } from "./partner/toolkits/Toolkits.js"
+import { Workflows } from "./partner/workflows/Workflows.js"
 import { AuthorizationServer } from "./oauth/AuthorizationServer.js"
 import { Clients } from "./oauth/Clients.js"
 import { Sessions } from "./oauth/Sessions.js"
@@ -131,6 +132,9 @@ export const oauthLayer = (
     Layer.merge(Sessions.layer)
   )
 
+/** Workflow templates and runs, with the toolkits they come from (stateless: each layer that needs them builds its own). */
+const workflowsLayer = Workflows.layer.pipe(Layer.provide(Toolkits.layer))
+
 export type WebhookServices = Webhooks | DeliveryWorker
 
 /**
@@ -141,7 +145,7 @@ export type WebhookServices = Webhooks | DeliveryWorker
  * stored sealed). The deliveries themselves are enqueued by `layer`.
  */
 export const webhooksLayer: Layer.Layer<WebhookServices, never, StorePorts | Crypto | Outbound | Mailer | SecretBox> = Layer
-  .mergeAll(Webhooks.layer, DeliveryWorker.layer.pipe(Layer.provide(PartnerDeliveries.layer)))
+  .mergeAll(Webhooks.layer, DeliveryWorker.layer.pipe(Layer.provide(PartnerDeliveries.layer), Layer.provide(workflowsLayer)))
 
 export type ContextServices = ContextItems | ContextForPrompt
 
@@ -165,19 +169,21 @@ export const attachmentsLayer: Layer.Layer<Attachments, never, StorePorts | Cryp
   Layer.provide(MeetingAccess.layer)
 )
 
-export type PartnerServices = PartnerApps | Automations | Toolkits
+export type PartnerServices = PartnerApps | Automations | Toolkits | Workflows
 
 /**
  * Partner apps (the partner API's admin context, the operator's provisioning of apps) and their automations. Besides
  * the store it needs the Outbound port, whose rules a partner app's webhook URL and an automation's action URLs must
  * pass (as a workspace endpoint's), and the SecretBox (an app's webhook secret is stored sealed). Their webhooks and
  * automation calls are enqueued by `layer` and sent by `webhooksLayer`'s worker. With them, the apps' toolkits
- * (Toolkits), whose distribution the host runs in the background (`Toolkits.installPending`).
+ * (Toolkits), whose distribution the host runs in the background (`Toolkits.installPending`), and the workflow
+ * templates and runs of the installed toolkits (Workflows), whose webhook steps `webhooksLayer`'s worker sends.
  */
 export const partnerLayer: Layer.Layer<PartnerServices, never, StorePorts | Crypto | Outbound | SecretBox> = Layer.mergeAll(
   PartnerApps.layer,
   Automations.layer,
-  Toolkits.layer
+  Toolkits.layer,
+  workflowsLayer
 )
 
 /**

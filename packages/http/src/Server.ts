@@ -65,6 +65,7 @@ import { PartnerFilesLive, PartnerUserAuthLive, PartnerUserLive } from "./http/P
 import { PartnerAutomationsLive } from "./http/PartnerAutomations.js"
 import { PartnerIdpLive } from "./http/PartnerIdp.js"
 import { PartnerToolkitsLive } from "./http/PartnerToolkits.js"
+import { PartnerWorkflowRunsLive, PartnerWorkflowTemplatesLive } from "./http/PartnerWorkflows.js"
 import { PartnerSsoLive } from "./http/PartnerSso.js"
 import { PartnerDomainsLive } from "./http/PartnerDomains.js"
 import * as Webhooks from "./http/Webhooks.js"
@@ -265,6 +266,8 @@ export const ApiLive = (config: HostConfig) =>
       PartnerAutomationsLive,
       PartnerIdpLive,
       PartnerToolkitsLive,
+      PartnerWorkflowTemplatesLive,
+      PartnerWorkflowRunsLive,
       PartnerSsoLive,
       PartnerDomainsLive,
       PartnerUserLive(config),

@@ -1,9 +1,9 @@
 /** Scope and role rules every service applies to the principal before it touches data. */
 import { Effect } from "effect"
 import { InsufficientScope } from "../shared/Errors.js"
-import type { Principal, Scope } from "./Identity.js"
+import type { HeldScope, Principal } from "./Identity.js"
 
-export const requireScope = (principal: Principal, scope: Scope): Effect.Effect<void, InsufficientScope> =>
+export const requireScope = (principal: Principal, scope: HeldScope): Effect.Effect<void, InsufficientScope> =>
   principal.scopes.includes(scope)
     ? Effect.void
     : Effect.fail(new InsufficientScope({ required: scope, message: `this credential lacks the scope ${scope}` }))

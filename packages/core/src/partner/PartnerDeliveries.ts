@@ -1,6 +1,7 @@
 /**
- * The delivery worker's rules for the partner room's addressees (DeliveryAddressees): a partner app (its webhooks)
- * and an action of one of its automations. Both are sent as the worker sends every delivery (3 attempts, n² minutes
+ * The delivery worker's rules for the partner room's addressees (DeliveryAddressees): a partner app (its webhooks),
+ * an action of one of its automations, and a webhook step of one of its workflow runs (whose outcomes move the run:
+ * Workflows). All are sent as the worker sends every delivery (3 attempts, n² minutes
  * apart, the outbound rules at each connection), signed with the app's webhook secret as it is when the round
  * starts (a secret replaced since the delivery was enqueued signs it), with the partner headers (Signer.partnerHeaders:
  * X-Svc-Timestamp is the attempt's instant).
@@ -26,6 +27,7 @@ import { AutomationStore } from "./AutomationStore.js"
 import { type PartnerApp, PartnerAppId } from "./PartnerApp.js"
 import { whyNotSent } from "./PartnerEvents.js"
 import { PartnerStore } from "./PartnerStore.js"
+import { Workflows } from "./workflows/Workflows.js"
 
 /** A partner addressee's deliveries change nothing of it, whatever becomes of them. */
 const unchanged: Omit<AddresseeRules, "target"> = {
@@ -34,15 +36,20 @@ const unchanged: Omit<AddresseeRules, "target"> = {
   exhausted: () => Effect.succeed(Effect.void)
 }
 
-export const layer: Layer.Layer<DeliveryAddressees, never, PartnerStore | AutomationStore | SecretBox | Crypto> = Layer.effect(
+export const layer: Layer.Layer<DeliveryAddressees, never, PartnerStore | AutomationStore | Workflows | SecretBox | Crypto> = Layer.effect(
   DeliveryAddressees,
   Effect.gen(function*() {
     const partners = yield* PartnerStore
     const automations = yield* AutomationStore
+    const workflows = yield* Workflows
     const ports = Context.make(Crypto, yield* Crypto).pipe(Context.add(SecretBox, yield* SecretBox))
 
-    /** Where a delivery to `app` goes (`url`), signed with its secret; or why it is not sent. */
-    const targetOf = (found: Option.Option<PartnerApp>, url: (app: PartnerApp) => string | null) =>
+    /**
+     * Where a delivery to `app` goes (`url`), signed with its secret; or why it is not sent. A workflow step's call
+     * (`step`) also carries its de-duplication key and delivery id, and has its success recorded with the attempt
+     * (the run moves in that unit of work).
+     */
+    const targetOf = (found: Option.Option<PartnerApp>, url: (app: PartnerApp) => string | null, step = false) =>
       Effect.gen(function*() {
         if (Option.isNone(found)) return Either.left("not sent: the partner app no longer exists")
         const app = found.value
@@ -54,11 +61,14 @@ export const layer: Layer.Layer<DeliveryAddressees, never, PartnerStore | Automa
         const secret = yield* Effect.provide(openSealed(app.sealed_webhook_secret), ports)
         return Either.right<Target>({
           url: target,
-          successResets: false,
+          successResets: step,
           headers: (delivery: Delivery) =>
             Effect.flatMap(now, (sentAt) =>
               Effect.provide(
-                partnerHeaders({ secret, body: delivery.body, eventType: delivery.event_type, eventId: delivery.event_id, sentAt }),
+                Effect.map(
+                  partnerHeaders({ secret, body: delivery.body, eventType: delivery.event_type, eventId: delivery.event_id, sentAt }),
+                  (headers) => step ? { ...headers, "Idempotency-Key": delivery.idempotency_key, "X-Svc-Delivery-ID": delivery.id } : headers
+                ),
                 ports
               ))
         })
@@ -82,6 +92,21 @@ export const layer: Layer.Layer<DeliveryAddressees, never, PartnerStore | Automa
             return yield* targetOf(yield* partners.get(automation.partner_app_id), () => action?.webhook_url ?? null)
           }),
         ...unchanged
+      },
+      workflow_step: {
+        target: (delivery) =>
+          Effect.flatMap(workflows.stepTarget(delivery), (step) =>
+            Either.isLeft(step)
+              ? Effect.succeed(Either.left(step.left))
+              : Effect.flatMap(partners.get(step.right.appId), (app) => targetOf(app, () => step.right.url, true))),
+        delivered: (delivery, at) => workflows.stepDelivered(delivery, at),
+        succeeded: () => Effect.void,
+        exhausted: (delivery, at) =>
+          Effect.as(
+            workflows.stepFailed(delivery, at, "step_delivery_failed", `the step's URL did not answer 2xx after ${delivery.attempt_count + 1} attempts`),
+            Effect.void
+          ),
+        notSent: (delivery, at, why) => workflows.stepFailed(delivery, at, "step_not_sent", why)
       }
     })
   })

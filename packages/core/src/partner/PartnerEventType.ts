@@ -8,6 +8,13 @@ import { Schema } from "effect"
 export const PartnerEventType = Schema.Literal(
   "action_item.updated",
   "action_item.completed",
+  "action_button.triggered",
+  "workflow.run.started",
+  "workflow.run.completed",
+  "workflow.run.failed",
+  "workflow.step.completed",
+  "workflow.task.created",
+  "workflow.task.resolved",
   "partner.idp.domain_verified",
   "partner.idp.domain_verification_failed",
   "partner.idp.domain_revoked"

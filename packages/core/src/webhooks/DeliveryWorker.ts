@@ -127,6 +127,11 @@ export interface AddresseeRules {
    * that unit committed (a mail to send).
    */
   readonly exhausted: (delivery: Delivery, at: DateTime.Utc) => Effect.Effect<Effect.Effect<void>>
+  /**
+   * The delivery was given up without a call at `at` (its target said why not); runs in the unit of work that
+   * records it. None: nothing follows for the addressee.
+   */
+  readonly notSent?: (delivery: Delivery, at: DateTime.Utc, why: string) => Effect.Effect<void>
 }
 
 /** The kinds of addressee other rooms own: their rules are theirs (partner/PartnerDeliveries.ts). */
@@ -280,7 +285,10 @@ const make = Effect.gen(function*() {
           latency_ms: 0,
           error: target.left
         }, trusted)
-        yield* store.recordAttempt(givenUp, Option.some(why))
+        const notSent = rules.notSent
+        yield* notSent === undefined
+          ? store.recordAttempt(givenUp, Option.some(why))
+          : transactor.withTransaction(Effect.zipRight(store.recordAttempt(givenUp, Option.some(why)), notSent(delivery, at, target.left)))
         return yield* counted("not_sent")
       }
       const headers = yield* target.right.headers(delivery, number)

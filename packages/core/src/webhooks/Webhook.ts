@@ -119,9 +119,10 @@ export class RotatedSecret extends Schema.Class<RotatedSecret>("RotatedSecret")(
 /**
  * Whom a delivery is for. A literal union that grows with the rooms that send webhooks: a workspace endpoint
  * (addressee_id: the endpoint's id), a partner app's webhook URL (the app's id), an action of a partner automation
- * (the action's id; partner/Automation.ts).
+ * (the action's id; partner/Automation.ts), a webhook step of a partner workflow run (the run's id;
+ * partner/workflows/Workflows.ts).
  */
-export const AddresseeKind = Schema.Literal("workspace_endpoint", "partner_app", "partner_automation_action")
+export const AddresseeKind = Schema.Literal("workspace_endpoint", "partner_app", "partner_automation_action", "workflow_step")
 export type AddresseeKind = typeof AddresseeKind.Type
 
 export interface Addressee {
