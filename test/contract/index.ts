@@ -26,6 +26,7 @@ import * as ToolkitStore from "./ToolkitStore.js"
 import * as Transactor from "./Transactor.js"
 import * as UserStore from "./UserStore.js"
 import * as WebhookStore from "./WebhookStore.js"
+import * as WorkflowRunStore from "./WorkflowRunStore.js"
 import * as WorkspaceStore from "./WorkspaceStore.js"
 
 /** `sharedCounters`: the store's rate-limit counters are shared by server processes (a PostgreSQL server's). */
@@ -50,6 +51,7 @@ export const runContractSuites = (name: string, layer: Layer.Layer<StorePorts, u
   IdpStore.suite(name, layer)
   SsoSessionStore.suite(name, layer)
   ToolkitStore.suite(name, layer)
+  WorkflowRunStore.suite(name, layer)
   RateLimitStore.suite(name, layer, sharedCounters)
   Transactor.suite(name, layer)
 }
