@@ -136,6 +136,30 @@ export const expectPartnerError = (response: Response, status: number, code: str
   if (naming !== undefined) expect(response.body.error).toContain(naming)
 }
 
+/** A partner app's admin client (X-API-Key, X-Client-ID) on `url`: the /v1/partner/admin routes. */
+export const partnerAdminOf = (url: string, app: { readonly api_key: string; readonly client_id: string }) => {
+  const headers = { "x-api-key": app.api_key, "x-client-id": app.client_id }
+  const api = client(url)
+  return {
+    get: (path: string) => api.get(path, headers),
+    post: (path: string, body: unknown) => api.post(path, body, headers),
+    put: (path: string, body: unknown) => api.put(path, body, headers),
+    patch: (path: string, body: unknown) => api.patch(path, body, headers),
+    delete: (path: string) => api.delete(path, headers)
+  }
+}
+export type PartnerAdmin = ReturnType<typeof partnerAdminOf>
+
+/** Asks `check` again every 100 ms for up to 15 s (the toolkit distribution runs every second); the last answer. */
+export const eventually = async <A>(read: () => Promise<A>, check: (value: A) => boolean): Promise<A> => {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const value = await read()
+    if (check(value) || Date.now() > deadline) return value
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 /** Asserts a 400 validation_error whose human message names `field`. */
 export const expectValidation = (response: Response, field: string) => {
   expectError(response, 400, "validation_error")

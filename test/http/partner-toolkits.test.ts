@@ -29,7 +29,7 @@ import { serverDatabase } from "../../packages/store-pg/test/fixtures.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
 import { toolkitsOver } from "../core/partner/toolkit-fixtures.js"
 import { memoryStore, postgresStore } from "../support/stores.js"
-import { expectPartnerError, TIMESTAMP, UUID } from "./fixtures.js"
+import { eventually, expectPartnerError, type PartnerAdmin, partnerAdminOf, TIMESTAMP, UUID } from "./fixtures.js"
 import { partnerFlow } from "./oauth/partner-support.js"
 import { newUser, useOAuthServer } from "./oauth/support.js"
 
@@ -73,32 +73,8 @@ const fullManifest = {
   }]
 }
 
-/** Asks `check` again every 100 ms for up to 15 s (the distribution runs every second). */
-const eventually = async <A>(read: () => Promise<A>, check: (value: A) => boolean): Promise<A> => {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const value = await read()
-    if (check(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-/** A partner app's admin client (X-API-Key, X-Client-ID) on `url`. */
-const adminOf = (url: string, app: { readonly api_key: string; readonly client_id: string }) => {
-  const headers = { "x-api-key": app.api_key, "x-client-id": app.client_id }
-  const api = client(url)
-  return {
-    get: (path: string) => api.get(path, headers),
-    post: (path: string, body: unknown) => api.post(path, body, headers),
-    put: (path: string, body: unknown) => api.put(path, body, headers),
-    patch: (path: string, body: unknown) => api.patch(path, body, headers),
-    delete: (path: string) => api.delete(path, headers)
-  }
-}
-type Admin = ReturnType<typeof adminOf>
-
 /** The installations' summary once no installation is pending. */
-const settled = (admin: Admin, toolkitId: string) =>
+const settled = (admin: PartnerAdmin, toolkitId: string) =>
   eventually(() => admin.get(`${ADMIN}/${toolkitId}/installations`), (answer) => answer.body.summary?.pending === 0)
 
 const stores = [memoryStore, postgresStore]
@@ -126,7 +102,7 @@ describe.each(stores)("partner toolkits ($name)", (store) => {
       expect((await operator.post(`/operator/v1/partner-apps/${app.id}/workspaces`, { workspace_id: workspace.id })).status).toBe(201)
       ids.push(workspace.id)
     }
-    return { admin: adminOf(state.server!.url, app), workspaces: ids }
+    return { admin: partnerAdminOf(state.server!.url, app), workspaces: ids }
   }
 
   const optOut = (workspaceId: string) =>
@@ -298,7 +274,7 @@ describe("partner toolkits in the user context", () => {
     const created = await firstParty.post("/v1/meetings", { title: "Deal review" })
     expect(created.status, created.text).toBe(201)
     const meeting = created.body
-    const admin = adminOf(server.url, app)
+    const admin = partnerAdminOf(server.url, app)
 
     const nextSteps = () => partner.get(`/v1/partner/user/meetings/${meeting.id}/next-steps`)
     const buttons = () => partner.get(`/v1/partner/user/meetings/${meeting.id}/action-buttons`)
@@ -378,7 +354,7 @@ describe("partner toolkits: the distribution's queue is the store's (PostgreSQL)
 
     const server = await startServer({ store })
     try {
-      const admin = adminOf(server.url, app)
+      const admin = partnerAdminOf(server.url, app)
       const pending = await admin.get(`${ADMIN}/${toolkitId}/installations`)
       expect(pending.body.total).toBe(count)
       const done = await settled(admin, toolkitId)

@@ -17,7 +17,7 @@ import type { StorePorts } from "@convene/core"
 import { ConveneWith, defaultLimits, type HostConfig } from "@convene/http"
 import * as StoreMemory from "@convene/store-memory"
 import * as StorePg from "@convene/store-pg"
-import { Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { type Clock, Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { execFileSync } from "node:child_process"
 import { createServer } from "node:net"
 import * as oauth from "oauth4webapi"
@@ -60,6 +60,12 @@ export interface OAuthServerOptions {
   readonly authUrl?: string
   /** CONVENE_BROWSER_SIGNIN (default: true). */
   readonly browserSignIn?: boolean
+  /** Whom calls out (webhooks) may reach, and the extra authorities they trust; none: no private host, Node's CAs. */
+  readonly outbound?: HostConfig["outbound"]
+  /** The store the server runs on (built by the caller, who releases it); none: the default of ./server.ts. */
+  readonly store?: Layer.Layer<StorePorts, unknown>
+  /** The clock of everything the server runs (a test moves it on to make a retry due); the live one by default. */
+  readonly clock?: Clock.Clock
 }
 
 export const startOAuthServer = async (options: OAuthServerOptions = {}): Promise<OAuthServer> => {
@@ -74,10 +80,16 @@ export const startOAuthServer = async (options: OAuthServerOptions = {}): Promis
     accessLog: false,
     tracing: false,
     limits: defaultLimits,
-    identity: { authUrl: options.authUrl ?? baseUrl, browserSignIn: options.browserSignIn ?? true, secretKey: Option.none() }
+    identity: { authUrl: options.authUrl ?? baseUrl, browserSignIn: options.browserSignIn ?? true, secretKey: Option.none() },
+    outbound: options.outbound
   }
-  const store = defaultStore()
-  const runtime = ManagedRuntime.make(ConveneWith(config, store.layer).pipe(Layer.provide(Logger.remove(Logger.defaultLogger))))
+  const store = options.store === undefined ? defaultStore() : { layer: options.store, release: async () => {} }
+  const runtime = ManagedRuntime.make(
+    ConveneWith(config, store.layer).pipe(
+      Layer.provide(Logger.remove(Logger.defaultLogger)),
+      Layer.provide(options.clock === undefined ? Layer.empty : Layer.setClock(options.clock))
+    )
+  )
   const server = await runtime.runPromise(HttpServer.HttpServer)
   if (server.address._tag !== "TcpAddress" || server.address.port !== port) throw new Error("the server did not bind the reserved port")
   return {
