@@ -129,8 +129,8 @@ const runAnswer = "A run is `{id, template_id, status, dry_run, role_mappings, s
   "assignee_user_id, task_id, started_at, completed_at}], readiness_issues, failure, created_by_user_id, created_at, " +
   "updated_at}`. Run statuses: `pending` (a dry run's answer), `running`, `awaiting_review` (a task or approval step " +
   "waits for its assignee), `completed`, `failed` (`failure {code, message, step_key}`: a webhook step's URL did not " +
-  "answer 2xx after 3 attempts, or could not be called), `rejected` (a reviewer rejected a task), `cancelled` (not " +
-  "reached through this API). Step statuses: `pending`, `running` (a webhook step's call is under way), " +
+  "answer 2xx after 3 attempts, or could not be called), `rejected` (a reviewer rejected a task), `cancelled` (its creator " +
+  "cancelled it). Step statuses: `pending`, `running` (a webhook step's call is under way), " +
   "`awaiting_review`, `completed`, `failed`, `rejected`, `skipped` (after a failed or rejected step)."
 
 export class PartnerWorkflowRunsApi extends HttpApiGroup.make("partnerWorkflowRuns")
@@ -208,6 +208,17 @@ export class PartnerWorkflowRunsApi extends HttpApiGroup.make("partnerWorkflowRu
           "open task `task_id` (the step's `task_id`). Only the task's assignee may (else 403 `forbidden`); a task " +
           "already resolved, or of a run that has ended, is 409 `conflict`. approve completes the step and the run " +
           "goes on to the next (or completes); reject ends the run `rejected`. Answers the run. " + write
+      )
+  )
+  .add(
+    idempotent(HttpApiEndpoint.post("cancelWorkflowRun", "/workflow-runs/:id/cancel").setPath(runPath).addSuccess(WorkflowRunView))
+      .annotate(OpenApi.Summary, "Cancel a workflow run")
+      .annotate(
+        OpenApi.Description,
+        "Cancels the run while it has not ended: only its creator may (else 403 `forbidden`); a run that has ended is " +
+          "409 `conflict`. Its open task is cancelled, the step it is at and the later ones are `skipped`, a webhook " +
+          "step's call still waiting is not sent, and the run is told ended as `workflow.run.failed` with `data.status: " +
+          `"cancelled"\` (to its creator). Answers the run. ${write}`
       )
   )
   .middleware(PartnerUserAuth)

@@ -60,10 +60,10 @@ const stepUrl = freshUrl()
 /** The step's URL answers `status`; every other URL (the app's webhooks) 200. */
 const stepAnswers = (status: number) => answerWith((request) => answered(request.url === stepUrl ? status : 200))
 
-const manifest = (steps: ReadonlyArray<Record<string, unknown>>, name = "Deals") => ({
+const manifest = (steps: ReadonlyArray<Record<string, unknown>>, name = "Deals", key = "deal") => ({
   schema_version: 1,
   name,
-  workflow_templates: [{ key: "deal", name: "Deal review", description: "Review a deal", roles: ["lead", "reviewer"], steps }]
+  workflow_templates: [{ key, name: "Deal review", description: "Review a deal", roles: ["lead", "reviewer"], steps }]
 })
 
 const fullSteps = [
@@ -73,14 +73,14 @@ const fullSteps = [
 ]
 
 /** An app with a webhook URL, connected to the workspace, with a toolkit of `steps` published and installed there. */
-const installedApp = (workspaceId: Principal["workspace_id"], steps: ReadonlyArray<Record<string, unknown>> = fullSteps) =>
+const installedApp = (workspaceId: Principal["workspace_id"], steps: ReadonlyArray<Record<string, unknown>> = fullSteps, key = "deal") =>
   Effect.gen(function*() {
     const apps = yield* PartnerApps
     const toolkits = yield* Toolkits
     const created = yield* apps.create(CreatePartnerApp.make({ name: "Acme Deals", webhook_url: freshUrl() }))
     yield* apps.connectWorkspace(created.id, workspaceId)
     const app: PartnerApp = Option.getOrThrow(yield* (yield* PartnerStore).get(created.id))
-    const toolkit = yield* toolkits.create(app, new CreateToolkit({ manifest: manifest(steps) }))
+    const toolkit = yield* toolkits.create(app, new CreateToolkit({ manifest: manifest(steps, "Deals", key) }))
     yield* toolkits.patch(app, toolkit.id, { auto_install_on_new_workspaces: true })
     yield* toolkits.publish(app, toolkit.id, toolkit.latest_version_id, new PublishToolkitVersion({ propagation: "normal" }))
     yield* toolkits.installPending()
@@ -305,6 +305,37 @@ describe("workflow runs", () => {
       const writerOnly = yield* partnerUser({ workspaceId: owner.workspace.id, scopes: ["meetings:read"] })
       expect(yield* Effect.flip(workflows.listRuns(writerOnly.principal, app.id, {})))
         .toMatchObject({ _tag: "InsufficientScope", required: "partner-api/workflows:read" })
+    }))
+
+  test("its creator cancels a run: the open task is cancelled, the rest skipped, a waiting webhook call not sent", () =>
+    Effect.gen(function*() {
+      const owner = yield* partnerUser()
+      const other = yield* partnerUser({ workspaceId: owner.workspace.id })
+      const { app, template } = yield* installedApp(owner.workspace.id, [fullSteps[2]!, fullSteps[1]!])
+      const workflows = yield* Workflows
+      yield* stepAnswers(503)
+      const { run } = yield* workflows.createRun(owner.principal, app, soloRun(owner, template))
+      yield* runOnce
+      expect(yield* takeRequests(stepUrl)).toHaveLength(1)
+      yield* eventsTo(app)
+      expect(yield* Effect.flip(workflows.cancelRun(other.principal, app.id, run.id))).toMatchObject({ _tag: "InsufficientScope", required: "run creator" })
+      const cancelled = yield* workflows.cancelRun(owner.principal, app.id, run.id)
+      expect(cancelled.status).toBe("cancelled")
+      expect(cancelled.steps.map((step) => step.status)).toEqual(["skipped", "skipped"])
+      expectEvents(yield* eventsTo(app), [{ event_type: "workflow.run.failed", data: { status: "cancelled", user_id: owner.user.id } }])
+      // The retry that was due is given up without a call; the run stays cancelled.
+      yield* TestClock.adjust(Duration.minutes(2))
+      yield* runOnce
+      expect(yield* takeRequests(stepUrl)).toEqual([])
+      expect((yield* workflows.getRun(owner.principal, app.id, run.id)).status).toBe("cancelled")
+      expect(yield* Effect.flip(workflows.cancelRun(owner.principal, app.id, run.id))).toMatchObject({ _tag: "Conflict" })
+
+      // At a review: the task is cancelled and can no longer be resolved.
+      const { app: second, template: review } = yield* installedApp(owner.workspace.id, [fullSteps[0]!], "review")
+      const waiting = yield* workflows.createRun(owner.principal, second, soloRun(owner, review))
+      yield* workflows.cancelRun(owner.principal, second.id, waiting.run.id)
+      expect(yield* Effect.flip(workflows.resolveTask(owner.principal, second.id, waiting.run.id, taskOf(waiting.run, "draft"), new ResolveTask({ decision: "approve" }))))
+        .toMatchObject({ _tag: "Conflict", message: "the task is already cancelled" })
     }))
 
   test("a run is the app's and the workspace's: another workspace's user does not find it", () =>

@@ -45,4 +45,6 @@ export const PartnerWorkflowRunsLive = HttpApiBuilder.group(Api, "partnerWorkflo
       .handle("resolveWorkflowTask", ({ path, payload }) =>
         asPartnerFailure(Effect.flatMap(CurrentPartnerCaller, ({ app, principal }) =>
           workflows.resolveTask(principal, app.id, path.id, path.task_id, payload))))
+      .handle("cancelWorkflowRun", ({ path }) =>
+        asPartnerFailure(Effect.flatMap(CurrentPartnerCaller, ({ app, principal }) => workflows.cancelRun(principal, app.id, path.id))))
   }))

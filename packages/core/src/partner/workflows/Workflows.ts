@@ -34,6 +34,8 @@
  *   not stored) and its readiness issues; it stores and sends nothing.
  * - Only the task's assignee resolves it (else 403 `forbidden`); a task already resolved, or of a run that ended, is
  *   409 `conflict`. Resolving answers the run.
+ * - The run's creator may cancel it while it has not ended (cancelRun): `cancelled`, told as `workflow.run.failed` with
+ *   `data.status: "cancelled"` (the Events table has no cancelled event either).
  * - Events: `data` is `{run_id, template_id, status, user_id}` (user_id: the addressee the Events table names) with,
  *   per type, `step_key` and `step_type` (step completed), `task_id`, `step_key` and `assignee_user_id` (task
  *   created), `task_id`, `step_key`, `decision` and `comment` (task resolved), `failure` (run failed).
@@ -221,9 +223,9 @@ const make = Effect.gen(function*() {
     }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(WebhookStore, outbox))
 
   /** Stores a transition: the run, and its events and deliveries in the outbox. */
-  const commit = (moved: Moved, at: DateTime.Utc, isNew = false) =>
+  const commit = (moved: Moved, at: DateTime.Utc) =>
     Effect.gen(function*() {
-      yield* (isNew ? store.insertRun(moved.run) : store.updateRun(moved.run))
+      yield* store.updateRun(moved.run)
       if (moved.deliveries.length > 0) yield* outbox.enqueue(moved.deliveries)
       const app = yield* partners.get(moved.run.partner_app_id)
       if (Option.isSome(app)) for (const told of moved.told) yield* tell(app.value, moved.run, told, at)
@@ -440,8 +442,10 @@ const make = Effect.gen(function*() {
     }
     const started = yield* transactor.withTransaction(Effect.gen(function*() {
       const running = new WorkflowRun({ ...run, status: "running" }, trusted)
+      // The run's row first: the task its first step may make refers to it (a foreign key on PostgreSQL).
+      yield* store.insertRun(running)
       const moved = yield* enter(running, 0, at, [{ type: "workflow.run.started", to: userId, extra: {} }])
-      return yield* commit(moved, at, true)
+      return yield* commit(moved, at)
     }))
     return { created: true, run: started.view } as const
   })
@@ -505,6 +509,34 @@ const make = Effect.gen(function*() {
     }))
   })
 
+  /**
+   * Cancels the run (its creator only, while it has not ended): the open task is cancelled, the step the run is at and
+   * the later ones are skipped, and the run is told ended as `workflow.run.failed` with `data.status: "cancelled"`. A
+   * webhook step's call still waiting in the outbox is not sent.
+   */
+  const cancelRun = fn("Workflows.cancelRun")(function*(principal: Principal, appId: PartnerAppId, id: WorkflowRunId) {
+    yield* requireScope(principal, "partner-api/workflows:write")
+    const userId = yield* userOf(principal)
+    yield* runOf(principal, appId, id)
+    return yield* transactor.withTransaction(Effect.gen(function*() {
+      const run = yield* store.getRunForUpdate(id).pipe(orNotFound("workflow run", id))
+      if (run.created_by_user_id !== userId) {
+        return yield* Effect.fail(new InsufficientScope({ required: "run creator", message: "only the run's creator may cancel it" }))
+      }
+      if (finalStatuses.has(run.status)) return yield* Effect.fail(new Conflict({ message: `the run is already ${run.status}` }))
+      const at = yield* now
+      for (const task of yield* store.tasksOf(run.id)) {
+        if (task.status === "open") yield* store.updateTask(new WorkflowTask({ ...task, status: "cancelled", resolved_at: at }, trusted))
+      }
+      const steps = run.steps.map((step) =>
+        step.status === "completed" ? step : new WorkflowRunStep({ ...step, status: "skipped" }, trusted)
+      )
+      const cancelled = new WorkflowRun({ ...run, status: "cancelled", steps, updated_at: at }, trusted)
+      const told: Told = { type: "workflow.run.failed", to: run.created_by_user_id, extra: {} }
+      return (yield* commit({ run: cancelled, told: [told], deliveries: [] }, at)).view
+    }))
+  })
+
   // ------------------------------------------------------------------------------------------ webhook steps
 
   /**
@@ -560,6 +592,7 @@ const make = Effect.gen(function*() {
     listRuns,
     getRun,
     resolveTask,
+    cancelRun,
     stepDelivered,
     stepFailed,
     stepTarget
