@@ -6,6 +6,9 @@
 //   GET /v1/partner/user/meetings/{id}/agenda-items?limit=20 (partner access token)
 //   POST /oauth2/token grant_type=refresh_token (one connection: each refresh rotates the token it presents)
 //   GET /v1/partner/sso/info/{slug} (public) and GET /v1/partner/admin/idp/domains/{domain} (API key) of issue 13
+//   POST /v1/partner/user/workflow-runs (a run entering its first step, a task: run, task and the events' writes in one
+//   transaction) and GET /v1/partner/user/workflow-runs/{id} of issue 14, the app with a webhook URL on a closed port
+//   of 127.0.0.1 (CONVENE_OUTBOUND_ALLOW_HOSTS): the events are enqueued and the worker's attempts fail at once
 // Prints one JSON line per run. `pnpm bench:partner` (BENCH_STORES=memory,pglite, BENCH_SECONDS=10, BENCH_RUNS=3).
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
@@ -31,7 +34,7 @@ const startServer = async (storeEnv) => {
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
     cwd: root,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: OPERATOR, CONVENE_RATE_LIMITS: "off", ...storeEnv },
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: OPERATOR, CONVENE_RATE_LIMITS: "off", CONVENE_OUTBOUND_ALLOW_HOSTS: "127.0.0.1", ...storeEnv },
     stdio: ["ignore", "ignore", "inherit"]
   })
   for (;;) {
@@ -80,7 +83,7 @@ const partnerTokens = async (url, email, app, redirectUri) => {
     response_type: "code",
     client_id: app.client_id,
     redirect_uri: redirectUri,
-    scope: "meetings:read meetings:write",
+    scope: "meetings:read meetings:write partner-api/workflows:read partner-api/workflows:write",
     state: "bench"
   })}`
   const signIn = await browse(`/signin?continue=${encodeURIComponent(authorize)}`)
@@ -115,8 +118,33 @@ for (const store of stores) {
     const meeting = await call("POST", "/v1/meetings", token, { title: "Bench" })
     for (let i = 0; i < 20; i++) await call("POST", "/v1/agenda-items", token, { meeting_id: meeting.id, title: `Item ${i}` })
     const redirectUri = "http://127.0.0.1:9/callback"
-    const app = await call("POST", "/operator/v1/partner-apps", OPERATOR, { name: "Bench partner", redirect_uris: [redirectUri] })
+    const app = await call("POST", "/operator/v1/partner-apps", OPERATOR, {
+      name: "Bench partner",
+      redirect_uris: [redirectUri],
+      webhook_url: "https://127.0.0.1:9/convene"
+    })
+    const admin = { "x-api-key": app.api_key, "x-client-id": app.client_id }
+    // A toolkit with a workflow template, installed in the workspace by the consent below.
+    const toolkit = await call("POST", "/v1/partner/admin/toolkits", undefined, {
+      manifest: {
+        schema_version: 1,
+        name: "Bench kit",
+        workflow_templates: [{ key: "review", name: "Review", roles: ["lead"], steps: [{ key: "check", type: "task", title: "Check", role: "lead" }] }]
+      }
+    }, admin)
+    await call("PATCH", `/v1/partner/admin/toolkits/${toolkit.id}`, undefined, { auto_install_on_new_workspaces: true }, admin)
+    await call("POST", `/v1/partner/admin/toolkits/${toolkit.id}/versions/${toolkit.latest_version_id}/publish`, undefined, {}, admin)
     const tokens = await partnerTokens(server.url, email, app, redirectUri)
+    let template
+    for (let i = 0; template === undefined && i < 200; i++) {
+      const installations = await call("GET", `/v1/partner/admin/toolkits/${toolkit.id}/installations`, undefined, undefined, admin)
+      if (installations.summary.installed === 1) template = (await call("GET", "/v1/partner/admin/workflow-templates", undefined, undefined, admin)).items[0]
+      else await sleep(50)
+    }
+    if (template === undefined) throw new Error("the toolkit was not installed")
+    const runBody = JSON.stringify({ template_id: template.id, role_mappings: { lead: userId } })
+    const partnerAuth = { authorization: `Bearer ${tokens.access_token}` }
+    const run = await call("POST", "/v1/partner/user/workflow-runs", tokens.access_token, JSON.parse(runBody))
     const domain = "bench.example.com"
     const verified = await fetch(`${server.url}/v1/partner/admin/idp/domains/${domain}/verify`, {
       method: "POST",
@@ -135,6 +163,14 @@ for (const store of stores) {
       "domain status": {
         url: `${server.url}/v1/partner/admin/idp/domains/${domain}`,
         headers: { "x-api-key": app.api_key, "x-client-id": app.client_id }
+      },
+      // User context (issue 14): a run read with its steps, and runs started.
+      "workflow run get": { url: `${server.url}/v1/partner/user/workflow-runs/${run.id}`, headers: partnerAuth },
+      "workflow run create": {
+        url: `${server.url}/v1/partner/user/workflow-runs`,
+        method: "POST",
+        headers: { ...partnerAuth, "content-type": "application/json" },
+        body: runBody
       }
     }
     for (const [name, options] of Object.entries(scenarios)) {

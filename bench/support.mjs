@@ -23,10 +23,14 @@ export const waitReady = async (url, child, output) => {
 }
 
 /** A JSON call to the server at `url` with a bearer token; throws on anything but 2xx. */
-export const caller = (url) => async (method, path, token, body) => {
+export const caller = (url) => async (method, path, token, body, headers = {}) => {
   const response = await fetch(url + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const text = await response.text()

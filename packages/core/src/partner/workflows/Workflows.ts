@@ -200,13 +200,21 @@ const make = Effect.gen(function*() {
     return found
   })
 
-  /** The templates a user of the workspace may run for the app: those of the app's toolkits in use there. */
-  const usableTemplates = (workspaceId: WorkspaceId, appId: PartnerAppId) =>
-    Effect.flatMap(toolkits.installedIn(workspaceId, appId), (installed) =>
-      Effect.map(
-        Effect.forEach(installed, ({ manifest, toolkit_id }) => withCrypto(templatesOf(toolkit_id, manifest.workflow_templates ?? []))),
-        (lists) => lists.flat()
-      ))
+  /**
+   * The template `id` if a user of the workspace may run it for the app (one of the app's toolkits in use there), with
+   * its manifest entry as installed.
+   */
+  const usableTemplate = (workspaceId: WorkspaceId, appId: PartnerAppId, id: WorkflowTemplateId) =>
+    Effect.gen(function*() {
+      for (const { manifest, toolkit_id } of yield* toolkits.installedIn(workspaceId, appId)) {
+        for (const entry of manifest.workflow_templates ?? []) {
+          if ((yield* withCrypto(workflowTemplateId(toolkit_id, entry.key))) !== id) continue
+          const [template] = yield* withCrypto(templatesOf(toolkit_id, [entry]))
+          return { template: template!, entry }
+        }
+      }
+      return yield* Effect.fail(NotFound.of("workflow template", id))
+    })
 
   // ------------------------------------------------------------------------------------------ events
 
@@ -410,13 +418,9 @@ const make = Effect.gen(function*() {
         })
       )
     }
-    const template = (yield* usableTemplates(workspace.id, app.id)).find((candidate) => candidate.id === input.template_id)
-    if (template === undefined) return yield* Effect.fail(NotFound.of("workflow template", input.template_id))
+    const { entry: manifestTemplate, template } = yield* usableTemplate(workspace.id, app.id, input.template_id)
     const issues = yield* readinessOf(app, workspace.id, template, input.role_mappings)
     const at = yield* now
-    const installed = (yield* toolkits.installedIn(workspace.id, app.id)).find((entry) => entry.toolkit_id === template.toolkit_id)
-    const manifestTemplate = installed?.manifest.workflow_templates?.find((candidate) => candidate.key === template.key)
-    if (manifestTemplate === undefined) return yield* Effect.fail(NotFound.of("workflow template", input.template_id))
     const run = new WorkflowRun({
       id: WorkflowRunId.make(yield* crypto.randomUUID),
       partner_app_id: app.id,
