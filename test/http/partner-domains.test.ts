@@ -10,32 +10,15 @@
 import { describeConfigError, hostConfig } from "@convene/http"
 import { verify } from "@octokit/webhooks-methods"
 import dns2 from "dns2"
-import { Clock, ConfigProvider, Duration, Effect, Either, Exit, Layer, Option, Scope } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServerProcess } from "../support/process.js"
 import { header, type Received, type Receiver, startReceiver, waitFor } from "../support/receiver.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
+import { MovableClock } from "../support/clock.js"
 import { makeTestTls, type TestTls } from "../support/tls.js"
 import { everyStore } from "../support/stores.js"
 import { expectPartnerError } from "./fixtures.js"
-
-/** The live clock moved on by `offset` milliseconds: what the server runs on, so that days pass at once. */
-class MovableClock implements Clock.Clock {
-  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
-  private readonly live = Clock.make()
-  offset = 0
-  unsafeCurrentTimeMillis(): number {
-    return this.live.unsafeCurrentTimeMillis() + this.offset
-  }
-  unsafeCurrentTimeNanos(): bigint {
-    return this.live.unsafeCurrentTimeNanos() + BigInt(this.offset) * 1_000_000n
-  }
-  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
-  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
-  sleep(duration: Duration.Duration): Effect.Effect<void> {
-    return this.live.sleep(duration)
-  }
-}
 
 /** What the DNS server answers for a name: TXT records (each a list of chunks), SERVFAIL, REFUSED, or nothing at all. */
 type Answer = ReadonlyArray<ReadonlyArray<string>> | "SERVFAIL" | "REFUSED" | "silent"

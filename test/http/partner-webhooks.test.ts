@@ -13,31 +13,14 @@
  */
 import { ActionItemId, ActionItems, type StorePorts, WebhookStore, type WorkspaceId } from "@convene/core"
 import { verify } from "@octokit/webhooks-methods"
-import { Clock, type Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { type Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { header, type Received, type Receiver, startReceiver, waitFor } from "../support/receiver.js"
 import { client, type Client, OPERATOR_TOKEN, type RunningServer, startServer } from "../support/server.js"
+import { MovableClock } from "../support/clock.js"
 import { makeTestTls, type TestTls } from "../support/tls.js"
 import { everyStore } from "../support/stores.js"
 import { expectPartnerError, UUID } from "./fixtures.js"
-
-/** The live clock moved on by `offset` milliseconds: what the server runs on, so a test can make a retry due. */
-class MovableClock implements Clock.Clock {
-  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
-  private readonly live = Clock.make()
-  offset = 0
-  unsafeCurrentTimeMillis(): number {
-    return this.live.unsafeCurrentTimeMillis() + this.offset
-  }
-  unsafeCurrentTimeNanos(): bigint {
-    return this.live.unsafeCurrentTimeNanos() + BigInt(this.offset) * 1_000_000n
-  }
-  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
-  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
-  sleep(duration: Duration.Duration): Effect.Effect<void> {
-    return this.live.sleep(duration)
-  }
-}
 
 let tls: TestTls
 let receiver: Receiver
