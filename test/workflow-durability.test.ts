@@ -47,7 +47,10 @@ const story = async (storeEnv: Record<string, string>) => {
   try {
     const url = server.url
     const flow = partnerFlow({ url })
-    const app = await flow.createApp({ webhook_url: `${receiver.url}/events` })
+    // The operator's answer shows the webhook secret this once.
+    const app = await flow.createApp({ webhook_url: `${receiver.url}/events` }) as Awaited<ReturnType<typeof flow.createApp>> & {
+      readonly webhook_secret: string
+    }
     const admin = partnerAdminOf(url, app)
     const owner = await newUser(url, { plan: "ELITE" })
     const reviewer = await newUser(url, { workspaceId: owner.workspaceId })

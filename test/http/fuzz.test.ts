@@ -230,7 +230,7 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
       "POST /v1/partner/admin/toolkits/{id}/versions",
       "POST /v1/partner/admin/toolkits/{id}/versions/{version_id}/publish",
       "PUT /v1/partner/admin/toolkits/{id}"
-    ]).sort())
+    ], ["GET /v1/partner/admin/workflow-templates", "GET /v1/partner/admin/workflow-templates/{id}"]).sort())
     // The partner user context, with a partner OAuth access token (the `partnerBearer` scheme), and the pre-signed
     // download URLs, which need none.
     const partnerUser = ops.filter((op) => op.security === "partnerUser").map((op) => op.key).sort()
@@ -255,7 +255,13 @@ describe("fuzz: hostile requests from the OpenAPI description are refused as the
       "POST /v1/partner/user/meetings/{id}/attachments",
       "PUT /v1/partner/user/backlog-items/{id}",
       "PUT /v1/partner/user/meetings/{id}/agenda-items/{item_id}"
-    ])
+    ].concat([
+      "GET /v1/partner/user/workflow-runs",
+      "GET /v1/partner/user/workflow-runs/{id}",
+      "POST /v1/partner/user/workflow-runs",
+      "POST /v1/partner/user/workflow-runs/{id}/cancel",
+      "POST /v1/partner/user/workflow-runs/{id}/tasks/{task_id}/resolve"
+    ]).sort())
     const partnerOpen = ops.filter((op) => op.security === "none" && op.template.startsWith("/v1/partner/")).map((op) => op.key)
     // The pre-signed downloads, and single sign-on's public routes.
     expect(partnerOpen.sort()).toEqual([

@@ -23,14 +23,13 @@ import { wire } from "./Errors.js"
 import {
   PartnerAdminAuth,
   partnerEnvelope,
-  PartnerInvalidCode,
   PartnerInvalidRequest,
   PartnerPayloadTooLarge,
   partnerPrefix,
   PartnerUnsupportedMediaType
 } from "./Partner.js"
 import { PartnerRateLimited } from "./PartnerLimits.js"
-import { PartnerToolkitBadRequest, PartnerToolkitNotFound } from "./PartnerToolkits.js"
+import { PartnerToolkitNotFound } from "./PartnerToolkits.js"
 import {
   idempotent,
   PartnerConflict,
@@ -102,12 +101,11 @@ export class PartnerWorkflowTemplatesApi extends HttpApiGroup.make("partnerWorkf
         `One of the templates the list shows; any other id is 404 \`not_found\`. ${templateAnswer} ${adminAuthentication}`
       )
   )
-  .addError(PartnerToolkitBadRequest)
   .addError(PartnerToolkitNotFound)
+  .addError(PartnerInvalidRequest)
   .middleware(PartnerAdminAuth)
   .addError(PartnerRateLimited)
   .prefix(`${partnerPrefix}/admin`)
-  .annotate(PartnerInvalidCode, "invalid_request_body")
   .annotate(OpenApi.Title, "Partner workflow templates")
   .annotate(OpenApi.Description, "The workflow templates the app's toolkits bring, in the admin context.")
 {}
@@ -149,7 +147,8 @@ export class PartnerWorkflowRunsApi extends HttpApiGroup.make("partnerWorkflowRu
       .annotate(
         OpenApi.Description,
         "Starts a run of `template_id` (one of the workflow templates of the app's toolkits installed in the user's " +
-          "workspace; another is 404 `not_found`) with `role_mappings {role: user_id}`; the only trigger is this " +
+          "workspace; another is 404 `not_found`) with `role_mappings {role: user_id}` (at most 20 entries, a role at most " +
+          "100 characters; else 400 `invalid_request`); the only trigger is this " +
           "manual one. The workspace's plan must be ELITE or ENTERPRISE (the Workflow Templates entitlement; else 402 " +
           "`plan_required`, dry runs too). Readiness issues `[{code, message, role?}]`: `missing_role_mapping`, " +
           "`unknown_role`, `user_not_in_workspace`, `webhook_not_configured` (webhook steps while the app has no " +

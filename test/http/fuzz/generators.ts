@@ -437,6 +437,10 @@ const isIdpConfigOp = (op: Operation) => op.template === "/v1/partner/admin/idp"
 /** The toolkit routes, which answer `invalid_request_body` too (a manifest's problems as every other field's). */
 const isToolkitOp = (op: Operation) => op.template.startsWith("/v1/partner/admin/toolkits")
 
+/** The workflow routes: the world has no toolkit, so no workflow template or run either (an id is the id of nothing). */
+const isWorkflowOp = (op: Operation) =>
+  op.template.startsWith("/v1/partner/admin/workflow-templates") || op.template.startsWith("/v1/partner/user/workflow-runs")
+
 /**
  * A pre-signed URL's parts: one the server minted (strict), or, in a valid-ish request, now and then one with a part
  * changed (404).
@@ -1311,10 +1315,10 @@ export const hostileCase = (doc: OpenApiDocument, ops: ReadonlyArray<Operation>,
           ? base.params[params[0] ?? ""]
           : undefined
         // The partner's SRT export needs ELITE or ENTERPRISE: the world is PRO. The world has no toolkit (yet): a
-        // toolkit id is the id of nothing.
+        // toolkit id, a workflow template's or a run's is the id of nothing.
         const expect = isPartnerOp(op) && op.template.endsWith("/transcript/export")
           ? routed(op, { statuses: [402], codes: ["plan_required"] })
-          : isToolkitOp(op)
+          : isToolkitOp(op) || isWorkflowOp(op)
           ? routed(op, { statuses: [404], codes: ["not_found"] })
           : routed(op, { statuses: [200], ...(id === undefined ? {} : { id }) })
         return { mutation: "path parameters in upper case", ...built, expect }

@@ -114,7 +114,7 @@ const expectStatus = async (response: Promise<Awaited<ReturnType<Client["get"]>>
 const PARTNER_REDIRECT_URI = "https://partner.example/cb"
 
 /** The scopes of the user context's rightful token. */
-export const PARTNER_USER_SCOPES = "meetings:read meetings:write action-items:read action-items:write"
+export const PARTNER_USER_SCOPES = "meetings:read meetings:write action-items:read action-items:write partner-api/workflows:read partner-api/workflows:write"
 
 interface PartnerAppCredentials {
   readonly client_id: string

@@ -11,7 +11,7 @@ import { CurrentPartnerApp } from "@convene/api/Partner"
 import { asPartnerToolkitFailure, asPartnerVersionFailure } from "@convene/api/PartnerToolkits"
 
 /** Runs `f` for the authenticated app, its refusals as the toolkit routes' classes. */
-export const asApp = <A>(f: (app: PartnerApp) => Effect.Effect<A, ToolkitRefused>) =>
+const asApp = <A>(f: (app: PartnerApp) => Effect.Effect<A, ToolkitRefused>) =>
   Effect.flatMap(CurrentPartnerApp, f).pipe(Effect.mapError(asPartnerToolkitFailure))
 
 export const PartnerToolkitsLive = HttpApiBuilder.group(Api, "partnerToolkits", (handlers) =>

@@ -10,14 +10,18 @@ import { Effect, Schema } from "effect"
 import { Api } from "@convene/api/Api"
 import { asPartnerFailure, CurrentPartnerCaller } from "@convene/api/PartnerUser"
 import { PartnerRunNotReady, StartedWorkflowRun } from "@convene/api/PartnerWorkflows"
-import { asApp } from "./PartnerToolkits.js"
+import { CurrentPartnerApp } from "@convene/api/Partner"
+import { PartnerToolkitMissing } from "@convene/api/PartnerToolkits"
 
 export const PartnerWorkflowTemplatesLive = HttpApiBuilder.group(Api, "partnerWorkflowTemplates", (handlers) =>
   Effect.gen(function*() {
     const workflows = yield* Workflows
     return handlers
-      .handle("listWorkflowTemplates", ({ urlParams }) => asApp((app) => workflows.listTemplates(app, urlParams)))
-      .handle("getWorkflowTemplate", ({ path }) => asApp((app) => workflows.getTemplate(app, path.id)))
+      .handle("listWorkflowTemplates", ({ urlParams }) => Effect.flatMap(CurrentPartnerApp, (app) => workflows.listTemplates(app, urlParams)))
+      .handle("getWorkflowTemplate", ({ path }) =>
+        Effect.flatMap(CurrentPartnerApp, (app) => workflows.getTemplate(app, path.id)).pipe(
+          Effect.mapError((refused) => new PartnerToolkitMissing({ message: refused.message }))
+        ))
   }))
 
 const encodeStarted = Schema.encode(StartedWorkflowRun)

@@ -12,7 +12,7 @@ import { LongText, requestBody } from "../../shared/Text.js"
 import { Timestamp } from "../../shared/Time.js"
 import { trusted } from "../../shared/Trusted.js"
 import { PartnerAppId } from "../PartnerApp.js"
-import { ManifestKey, ManifestWorkflowStep, ManifestWorkflowTemplate, WorkflowStepType } from "../toolkits/Manifest.js"
+import { ManifestKey, ManifestWorkflowStep, ManifestWorkflowTemplate, MAX_WORKFLOW_ROLES, WorkflowStepType } from "../toolkits/Manifest.js"
 import { ToolkitId } from "../toolkits/Toolkit.js"
 
 export const WorkflowTemplateId = Uuid.pipe(Schema.brand("WorkflowTemplateId"))
@@ -86,6 +86,14 @@ export class RunFailure extends Schema.Class<RunFailure>("WorkflowRunFailure")({
 
 export const RoleMappings = Schema.Record({ key: Schema.String, value: UserId })
 export type RoleMappings = typeof RoleMappings.Type
+
+/** A create's `role_mappings`: at most as many entries as a template has roles, each role named in at most 100 characters. */
+const RoleMappingsInput = Schema.Record({
+  key: Schema.String.pipe(Schema.maxLength(100, { message: () => "a role is at most 100 characters" })),
+  value: UserId
+}).pipe(Schema.filter((mappings) =>
+  Object.keys(mappings).length <= MAX_WORKFLOW_ROLES || `may map at most ${MAX_WORKFLOW_ROLES} roles (a template has at most ${MAX_WORKFLOW_ROLES})`
+))
 
 const runFields = {
   id: WorkflowRunId,
@@ -161,7 +169,7 @@ export class WorkflowTask extends Schema.Class<WorkflowTask>("WorkflowTask")({
 /** POST /v1/partner/user/workflow-runs (decisions.md). */
 export class CreateWorkflowRun extends Schema.Class<CreateWorkflowRun>("CreateWorkflowRun")({
   template_id: WorkflowTemplateId,
-  role_mappings: Schema.optionalWith(RoleMappings, { default: () => ({}) }).annotations({
+  role_mappings: Schema.optionalWith(RoleMappingsInput, { default: () => ({}) }).annotations({
     description: "the user each of the template's roles is given to: `{role: user_id}`"
   }),
   dry_run: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
