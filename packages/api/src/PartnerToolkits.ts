@@ -229,8 +229,10 @@ export class PartnerToolkitsApi extends HttpApiGroup.make("partnerToolkits")
       .annotate(OpenApi.Summary, "Delete a toolkit")
       .annotate(
         OpenApi.Description,
-        "Deletes the toolkit with its versions and installations, for good: its next steps and action buttons leave " +
-          `every workspace at once. 204; 404 \`not_found\` for an unknown id. ${authentication}`
+        "Deletes the toolkit with its versions and installations, for good: its next steps, action buttons, meeting " +
+          "templates and workflow templates leave every workspace at once (meetings made from its templates keep " +
+          "their agenda, and workflow runs already started go on with the template they started with). 204; 404 " +
+          `\`not_found\` for an unknown id. ${authentication}`
       )
   )
   .add(

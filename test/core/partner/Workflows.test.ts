@@ -338,6 +338,18 @@ describe("workflow runs", () => {
         .toMatchObject({ _tag: "Conflict", message: "the task is already cancelled" })
     }))
 
+  test("a run started goes on with its template when the toolkit is deleted; new runs of it are not found", () =>
+    Effect.gen(function*() {
+      const owner = yield* partnerUser()
+      const { app, template, toolkit } = yield* installedApp(owner.workspace.id, [fullSteps[0]!])
+      const workflows = yield* Workflows
+      const { run } = yield* workflows.createRun(owner.principal, app, soloRun(owner, template))
+      yield* (yield* Toolkits).remove(app, toolkit.id)
+      expect(yield* Effect.flip(workflows.createRun(owner.principal, app, soloRun(owner, template)))).toMatchObject({ _tag: "NotFound" })
+      const done = yield* workflows.resolveTask(owner.principal, app.id, run.id, taskOf(run, "draft"), new ResolveTask({ decision: "approve" }))
+      expect(done.status).toBe("completed")
+    }))
+
   test("a run is the app's and the workspace's: another workspace's user does not find it", () =>
     Effect.gen(function*() {
       const owner = yield* partnerUser()
