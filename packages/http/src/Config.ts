@@ -3,6 +3,7 @@ import { NodeDnsResolver, NodeSecretBox, NodeSecretVault, SmtpMailer } from "@co
 import { defaultPolicy, type Plan, type RateLimitPolicy } from "@convene/core"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 import { listOf, parseTrustedProxies } from "./http/PartnerLimits.js"
+import { isCanonical } from "./http/Routes.js"
 import { telemetryConfig, type TelemetryConfig } from "./Telemetry.js"
 
 /**
@@ -100,6 +101,47 @@ export interface DnsConfig {
 /** The sweep's interval when the configuration leaves it out. */
 export const defaultDomainSweepIntervalMs = 60_000
 
+/** The MCP endpoint's settings (issue 15; mcp/McpRoutes.ts). */
+export interface McpConfig {
+  /** Whether the endpoint is served (CONVENE_MCP, default true); off, its paths and metadata answer 404. */
+  readonly enabled: boolean
+  /**
+   * Its absolute URL (CONVENE_MCP_URL; default `{base_url}/mcp`): the resource that its protected-resource metadata
+   * names, whose path this server serves whatever its origin (a proxy routes that host here).
+   */
+  readonly url: string
+  /** How long a session may stay unused before it is closed, in milliseconds (default 30 minutes). */
+  readonly idleTimeoutMs?: number | undefined
+}
+
+/** The MCP settings of a configuration, with the defaults of one that leaves them out. */
+export const mcpOf = (config: HostConfig): McpConfig => config.mcp ?? { enabled: true, url: `${config.baseUrl}/mcp` }
+
+/**
+ * Checks CONVENE_MCP_URL: an absolute http or https URL without credentials, query or fragment, whose path is in the
+ * one exact form the routes match (Routes.isCanonical). Answers the URL as written (a trailing slash on a bare
+ * origin taken off).
+ */
+export const parseMcpUrl = (text: string): Either.Either<string, string> => {
+  const problem = (why: string) =>
+    Either.left(`CONVENE_MCP_URL: expected an absolute http or https URL such as https://convene.example.com/mcp, ${why}`)
+  let url: URL
+  try {
+    url = new URL(text.trim())
+  } catch {
+    return problem(`not ${JSON.stringify(text.slice(0, 100))}`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return problem(`not a ${url.protocol} URL`)
+  if (url.username !== "" || url.password !== "") return problem("without a user name or password")
+  if (url.search !== "" || url.hash !== "" || text.includes("?") || text.includes("#")) {
+    return problem("without a query or fragment")
+  }
+  if (url.pathname !== "/" && !isCanonical(url.pathname)) {
+    return problem("whose path has no empty, \".\" or \"..\" segment, no trailing slash and no needless percent-encoding")
+  }
+  return Either.right(url.pathname === "/" ? url.origin : `${url.origin}${url.pathname}`)
+}
+
 export interface HostConfig {
   readonly port: number
   readonly host: string
@@ -137,6 +179,8 @@ export interface HostConfig {
   readonly secretsKey?: Option.Option<Redacted.Redacted<string>> | undefined
   /** Domain verification's DNS settings; left out: the system's resolver, a sweep a minute. */
   readonly dns?: DnsConfig | undefined
+  /** The MCP endpoint; left out: on, at `{base_url}/mcp`. */
+  readonly mcp?: McpConfig | undefined
 }
 
 /** The budget names CONVENE_RATE_LIMITS takes. */
@@ -305,16 +349,22 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   rateLimits,
   trustedProxies,
   secretsKey,
-  dnsServers
+  dnsServers,
+  mcp: Config.boolean("CONVENE_MCP").pipe(Config.withDefault(true)),
+  mcpUrl: Config.string("CONVENE_MCP_URL").pipe(
+    Config.mapOrFail((text) => Either.mapLeft(parseMcpUrl(text), (message) => ConfigError.InvalidData([], message))),
+    Config.option
+  )
 }).pipe(
-  Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, dnsServers, mailFrom, secretKey, smtpUrl, ...rest }) => {
+  Config.map(({ allowHosts, authUrl, baseUrl, browserSignIn, dnsServers, mailFrom, mcp, mcpUrl, secretKey, smtpUrl, ...rest }) => {
     const base = Option.getOrElse(baseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
     return {
       ...rest,
       baseUrl: base,
       identity: { authUrl: Option.getOrElse(authUrl, () => base).replace(/\/+$/, ""), browserSignIn, secretKey },
       outbound: { allowHosts, smtpUrl, mailFrom },
-      dns: { servers: dnsServers }
+      dns: { servers: dnsServers },
+      mcp: { enabled: mcp, url: Option.getOrElse(mcpUrl, () => `${base}/mcp`) }
     }
   })
 )

@@ -39,7 +39,7 @@ import {
   NodeTextExtractor,
   SmtpMailer
 } from "@convene/node"
-import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
+import { ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import { Api } from "@convene/api/Api"
 import * as ContextWorkers from "./context/ContextWorkers.js"
@@ -75,6 +75,7 @@ import * as Routes from "./http/Routes.js"
 import { AuthenticateLive, OperatorAuthLive } from "./http/Security.js"
 import { MaxUploadBytes } from "./http/Uploads.js"
 import * as Lifecycle from "./Lifecycle.js"
+import * as McpRoutes from "./mcp/McpRoutes.js"
 import * as NodeServer from "./NodeServer.js"
 import * as Store from "./Store.js"
 import { StoreUnavailable } from "./Store.js"
@@ -326,11 +327,12 @@ export const CoreLive = (config: HostConfig) =>
 export const ServeLive = (config: HostConfig) => {
   const operator = Option.isSome(config.operatorToken)
   const identity = identityOf(config)
-  const routes = Routes.make({
-    operator,
-    extra: [...Documents.served({ operator }), ...OAuthRoutes.served, ...BrowserRoutes.served({ signIn: identity.browserSignIn })]
-  })
+  const extra = [...Documents.served({ operator }), ...OAuthRoutes.served, ...BrowserRoutes.served({ signIn: identity.browserSignIn })]
+  // The MCP endpoint's path (CONVENE_MCP_URL) must be free: not one of the API's or the pages' paths.
+  const clash = McpRoutes.clash(config, Routes.make({ operator: true, extra }))
+  const routes = Routes.make({ operator, extra: clash === undefined ? [...extra, ...McpRoutes.served(config)] : extra })
   return HttpApiBuilder.serve(hostMiddleware(routes)).pipe(
+    Layer.provide(McpRoutes.layer(config)),
     Layer.provide(PartnerLimits.layer(config)),
     Layer.provide(Documents.layer(config)),
     Layer.provide(OAuthRoutes.layer(config)),
@@ -346,7 +348,9 @@ export const ServeLive = (config: HostConfig) => {
       stopTimeout: Duration.min(Duration.millis(config.limits.shutdownTimeoutMs), Duration.seconds(10))
     })),
     // The router matches paths exactly, as the route table does (Routes.routerConfig).
-    Layer.provide(HttpRouter.setRouterConfig(Routes.routerConfig))
+    Layer.provide(HttpRouter.setRouterConfig(Routes.routerConfig)),
+    // Built first: a clash stops the server before anything else starts.
+    Layer.provide(Layer.effectDiscard(clash === undefined ? Effect.void : Effect.fail(ConfigError.InvalidData([], clash))))
   )
 }
 
@@ -370,6 +374,7 @@ const ListeningLive = (config: HostConfig, storeName: string) =>
           base_url: config.baseUrl,
           store: storeName,
           operator_api: Option.isSome(config.operatorToken) ? "on" : "off",
+          mcp: McpRoutes.describe(config),
           // IdP configurations (partner SSO) need CONVENE_SECRETS_KEY to encrypt the IdP client secrets.
           partner_sso: Option.isSome(config.secretsKey ?? Option.none()) ? "on" : "off (CONVENE_SECRETS_KEY is not set)"
         }))

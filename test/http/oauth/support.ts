@@ -66,6 +66,8 @@ export interface OAuthServerOptions {
   readonly store?: Layer.Layer<StorePorts, unknown>
   /** The clock of everything the server runs (a test moves it on to make a retry due); the live one by default. */
   readonly clock?: Clock.Clock
+  /** The MCP endpoint's settings, given the base URL (CONVENE_MCP, CONVENE_MCP_URL); none: on, at `{base_url}/mcp`. */
+  readonly mcp?: (baseUrl: string) => HostConfig["mcp"]
 }
 
 export const startOAuthServer = async (options: OAuthServerOptions = {}): Promise<OAuthServer> => {
@@ -81,7 +83,8 @@ export const startOAuthServer = async (options: OAuthServerOptions = {}): Promis
     tracing: false,
     limits: defaultLimits,
     identity: { authUrl: options.authUrl ?? baseUrl, browserSignIn: options.browserSignIn ?? true, secretKey: Option.none() },
-    outbound: options.outbound
+    outbound: options.outbound,
+    mcp: options.mcp?.(baseUrl)
   }
   const store = options.store === undefined ? defaultStore() : { layer: options.store, release: async () => {} }
   const runtime = ManagedRuntime.make(
