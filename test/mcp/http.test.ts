@@ -14,6 +14,7 @@ import { defaultLimits, hostConfig, type HostConfig } from "@convene/http"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { discoverAuthorizationServerMetadata, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { ConfigProvider, Effect } from "effect"
@@ -230,6 +231,37 @@ describe("the MCP endpoint", () => {
     expect(textOf(hidden)).not.toContain("Secret")
     const listed = await mcp.callTool({ name: "list_meetings", arguments: {} })
     expect(textOf(listed)).not.toContain(theirs.body.id)
+    await mcp.close()
+
+    // A workspace API key acts as its workspace: it sees the owner's meeting, not the stranger's.
+    const key = await operator(server.url).post(`/operator/v1/workspaces/${owner.workspaceId}/api-keys`, { name: "Assistant key" })
+    expect(key.status).toBe(201)
+    const byKey = await connectWithToken(server.mcpUrl, key.body.key)
+    const seen = await byKey.mcp.callTool({ name: "get_meeting", arguments: { id: meeting.body.id } })
+    expect(seen.isError ?? false, textOf(seen)).toBe(false)
+    expect(textOf(await byKey.mcp.callTool({ name: "get_meeting", arguments: { id: theirs.body.id } }))).toMatch(/^not_found: /)
+    await byKey.mcp.close()
+  })
+
+  it("a subscribed meeting's change through the REST API arrives over the session's GET event stream", async () => {
+    const user = await newUser(server.url)
+    const token = await patOf(server.url, user.userId, ALL_MEMBER_SCOPES)
+    const rest = client(server.url, token)
+    const meeting = await rest.post("/v1/meetings", { title: "Planning", start_time: "2030-05-01T09:00:00Z", end_time: "2030-05-01T10:00:00Z" })
+    const { mcp } = await connectWithToken(server.mcpUrl, token)
+    const updated: Array<string> = []
+    mcp.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri)
+    })
+    const uri = `convene://meetings/${meeting.body.id}`
+    await mcp.subscribeResource({ uri })
+    const changed = await rest.patch(`/v1/meetings/${meeting.body.id}`, { title: "Planning (moved)" })
+    expect(changed.status).toBe(200)
+    const deadline = Date.now() + 10_000
+    while (!updated.includes(uri) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(updated).toContain(uri)
+    const read = await mcp.readResource({ uri })
+    expect(JSON.stringify(read.contents)).toContain("Planning (moved)")
     await mcp.close()
   })
 
