@@ -7,7 +7,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Convene, ContextPreparation, EventFeed, ExtractionFailed, type Principal, TextExtractor } from "@convene/core"
+import {
+  ContextItems,
+  ContextPreparation,
+  Convene,
+  EventFeed,
+  ExtractionFailed,
+  type MeetingId,
+  type Principal,
+  TextExtractor
+} from "@convene/core"
 import { Effect, Layer } from "effect"
 import { McpServers } from "../../packages/http/src/mcp/McpServer.js"
 import { CoreLive } from "../core/fixtures.js"
@@ -84,3 +93,17 @@ export const toolError = (result: CallToolResult): string => {
   if (result.structuredContent !== undefined) throw new Error("a tool error carries no structured content")
   return textOf(result)
 }
+
+/** Uploads `text` as context of the meeting through the core (as POST /v1/meetings/{id}/context would). */
+export const uploadContext = (
+  principal: Principal,
+  meetingId: MeetingId,
+  file: { readonly name: string; readonly contentType: string; readonly text: string; readonly kind: string }
+) =>
+  Effect.flatMap(ContextItems, (items) =>
+    items.upload(principal, meetingId, Effect.succeed({
+      fileName: file.name,
+      contentType: file.contentType,
+      bytes: new TextEncoder().encode(file.text),
+      kind: file.kind
+    })))

@@ -5,10 +5,10 @@
  * answering, idempotency keys replayed and refused as on /v1, and the meeting context as scrubbed text only.
  */
 import {
+  ActionItem,
   ActionItemId,
   ActionItems,
   AgendaItems,
-  ContextItems,
   CreateActionItem,
   CreateAgendaItem,
   CreateMeeting,
@@ -23,7 +23,7 @@ import { DateTime, Effect, FastCheck } from "effect"
 import { MeetingList } from "../../packages/api/src/Meetings.js"
 import { tools as toolList } from "../../packages/http/src/mcp/Tools.js"
 import { apiKeyFor, principalFor } from "../core/fixtures.js"
-import { callTool, type Caller, connect, McpLive, structured, textOf, toolError } from "./session.js"
+import { callTool, type Caller, connect, McpLive, structured, textOf, toolError, uploadContext } from "./session.js"
 
 const toolNames = [
   "list_meetings",
@@ -179,12 +179,7 @@ layer(McpLive, { excludeTestServices: true })("MCP tools", (it) => {
     Effect.gen(function*() {
       const { client, meeting, principal } = yield* member
       const raw = "Budget review\nMail alice@example.com or call +44 20 7946 0958\nCard 4111 1111 1111 1111\n"
-      yield* (yield* ContextItems).upload(principal, meeting.id, Effect.succeed({
-        fileName: "notes.txt",
-        contentType: "text/plain",
-        bytes: new TextEncoder().encode(raw),
-        kind: "notes"
-      }))
+      yield* uploadContext(principal, meeting.id, { name: "notes.txt", contentType: "text/plain", text: raw, kind: "notes" })
       const result = yield* callTool(client, "get_meeting_context", { id: meeting.id })
       const context = structured<{ meeting_id: string; items: ReadonlyArray<{ item: Json; text: string }> }>(result)
       expect(context.meeting_id).toBe(meeting.id)
@@ -268,7 +263,7 @@ layer(McpLive, { excludeTestServices: true })("MCP tools", (it) => {
 
       // An unknown tool is a protocol error (InvalidParams); the session goes on.
       const unknown = yield* Effect.promise(() => client.callTool({ name: "drop_tables", arguments: {} }).then(() => undefined, (error: Error) => error))
-      expect(unknown?.message).toMatch(/unknown tool "drop_tables"/)
+      expect(unknown?.message).toBe(`MCP error -32602: unknown tool "drop_tables"`)
 
       expect(structured<List>(yield* callTool(client, "list_meetings")).items.map((item) => item.id)).toEqual([meeting.id])
     }))
@@ -329,6 +324,24 @@ layer(McpLive, { excludeTestServices: true })("MCP tools", (it) => {
         // The same key on another tool is another request.
         expect(toolError(yield* callTool(client, "create_agenda_item", { meeting_id: meeting.id, title: "x", idempotency_key: "summary-1" })))
           .toMatch(/^idempotency_key_reuse: /)
+      }))
+
+    it.scoped("an update tool honours the key too: a retried completion is answered as the first, not done again", () =>
+      Effect.gen(function*() {
+        const { client, meeting, principal } = yield* member
+        const item = yield* (yield* ActionItems).create(principal, CreateActionItem.make({
+          meeting_id: meeting.id,
+          title: "Ship it",
+          status: "in_progress"
+        }))
+        const args = { id: item.id, status: "completed", idempotency_key: "complete-ship-it" }
+        const first = structured<Item>(yield* callTool(client, "update_action_item", args))
+        yield* Effect.sleep("5 millis")
+        const retry = yield* callTool(client, "update_action_item", args)
+        expect(retry._meta).toEqual({ "convene/idempotent-replayed": true })
+        expect(structured(retry)).toEqual(first)
+        const stored = Encode.encoderOf(ActionItem)(yield* (yield* ActionItems).get(principal, item.id)) as Item
+        expect(stored["updated_at"]).toBe(first["updated_at"])
       }))
 
     it.scoped("keys are the credential's own, and a call that failed releases its key", () =>

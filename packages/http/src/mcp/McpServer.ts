@@ -18,7 +18,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
@@ -27,6 +26,7 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import { Principal } from "@convene/core"
 import { Cause, Context, Effect, Exit, Layer, Option, Runtime } from "effect"
 import * as Resources from "./Resources.js"
+import { ProtocolError } from "./Resources.js"
 import { toolNamed, tools } from "./Tools.js"
 
 /** What the mount puts in the SDK's AuthInfo for each HTTP request (re-authenticated on every request). */
@@ -53,13 +53,13 @@ const principalOf = (authInfo: AuthInfo | undefined): Option.Option<Principal> =
 
 const make = Effect.gen(function*() {
   const runtime = yield* Effect.runtime<Resources.ResourceServices>()
-  /** Runs `effect` for the SDK: its value, or its failure as it is (an McpError for the SDK to answer). */
+  /** Runs `effect` for the SDK: its value, or its failure as it is (a ProtocolError for the SDK to answer). */
   const run = <A, E>(effect: Effect.Effect<A, E, Resources.ResourceServices>, signal?: AbortSignal): Promise<A> =>
     Runtime.runPromiseExit(runtime, effect, signal === undefined ? undefined : { signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       throw Option.getOrElse(
         Cause.failureOption(exit.cause),
-        () => new McpError(ErrorCode.InternalError, "internal_error: the request was cancelled or could not complete")
+        () => new ProtocolError(ErrorCode.InternalError, "internal_error: the request was cancelled or could not complete")
       )
     })
 
@@ -72,7 +72,7 @@ const make = Effect.gen(function*() {
 
     const caller = (authInfo: AuthInfo | undefined) =>
       Option.match(principalOf(authInfo), {
-        onNone: () => Effect.fail(new McpError(ErrorCode.InvalidRequest, unauthorized)),
+        onNone: () => Effect.fail(new ProtocolError(ErrorCode.InvalidRequest, unauthorized)),
         onSome: Effect.succeed
       })
 
@@ -81,7 +81,7 @@ const make = Effect.gen(function*() {
     server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
       const { name } = request.params
       const tool = toolNamed(name)
-      if (Option.isNone(tool)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name.slice(0, 100))}`)
+      if (Option.isNone(tool)) throw new ProtocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name.slice(0, 100))}`)
       const principal = principalOf(extra.authInfo)
       if (Option.isNone(principal)) return Promise.resolve({ isError: true, content: [{ type: "text", text: unauthorized }] })
       return run(tool.value.call(principal.value, request.params.arguments), extra.signal)

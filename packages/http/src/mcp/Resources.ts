@@ -17,7 +17,7 @@
  *   (context.uploaded of kind transcript) and the meeting's deletion, with the transcript's URI. The last
  *   unsubscribe, and the session's close, detach the feed.
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import type { ListResourcesResult, ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js"
 import { type DomainEvent, Encode, EventFeed, MeetingId, Meetings, type Principal, ValidationError } from "@convene/core"
 import { Cause, Effect, Option, Schema } from "effect"
@@ -50,6 +50,16 @@ export const transcriptUri = (id: string) => `convene://meetings/${id}/transcrip
 
 const isMeetingId = Schema.is(MeetingId)
 
+/**
+ * A JSON-RPC error as the SDK answers it (`code` and `message` of what a handler throws): the SDK's McpError would
+ * prefix the message with "MCP error {code}: ", which the client's McpError adds again.
+ */
+export class ProtocolError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message)
+  }
+}
+
 /** The MCP spec's code for a resource that does not exist. */
 const resourceNotFound = -32002
 
@@ -67,8 +77,8 @@ export const targetOf = (uri: string): Effect.Effect<Target, ValidationError> =>
 }
 
 /** The JSON-RPC error of a domain failure. */
-export const protocolError = (failure: DomainFailure): McpError =>
-  new McpError(
+export const protocolError = (failure: DomainFailure): ProtocolError =>
+  new ProtocolError(
     failure._tag === "NotFound"
       ? resourceNotFound
       : failure._tag === "ValidationError"
@@ -78,14 +88,14 @@ export const protocolError = (failure: DomainFailure): McpError =>
   )
 
 /** Runs a resource request: its domain failures become JSON-RPC errors, a defect is logged and told without detail. */
-export const asProtocol = <A, R>(effect: Effect.Effect<A, DomainFailure, R>): Effect.Effect<A, McpError, R> =>
+export const asProtocol = <A, R>(effect: Effect.Effect<A, DomainFailure, R>): Effect.Effect<A, ProtocolError, R> =>
   Effect.catchAllCause(effect, (cause) =>
     Option.match(Cause.failureOption(cause), {
       onSome: (failure) => Effect.fail(protocolError(failure)),
       onNone: () =>
         Effect.zipRight(
           Effect.logError("an MCP resource request failed unexpectedly", cause),
-          Effect.fail(new McpError(ErrorCode.InternalError, "internal_error: the server could not complete this request"))
+          Effect.fail(new ProtocolError(ErrorCode.InternalError, "internal_error: the server could not complete this request"))
         )
     }))
 

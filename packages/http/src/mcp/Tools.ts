@@ -11,7 +11,9 @@
  *   arguments are `validation_error` naming the field. A defect is logged and answered `internal_error` without
  *   detail. Nothing a tool is given makes it throw.
  * - A mutating tool takes an optional `idempotency_key` and runs through the core's Idempotency service as the REST
- *   endpoint does with the Idempotency-Key header: keys are the credential's own, a repeat with the same arguments
+ *   endpoint does with the Idempotency-Key header (the update tools too, although PATCH on /v1 does not honour the
+ *   header: a retried completion is then answered as the first, with no second change and no second event): keys
+ *   are the credential's own, a repeat with the same arguments
  *   answers the stored result (marked `_meta["convene/idempotent-replayed"]`), other arguments are
  *   `idempotency_key_reuse`, a repeat while the first runs `idempotency_conflict`. A tool call is fingerprinted as
  *   method `MCP`, path `tools/call/{name}` and the arguments without the key, so a key used on /v1 and on a tool is
@@ -140,7 +142,11 @@ const tool = <Path, Query, Body, Out>(spec: Spec<Path, Query, Body, Out>): Tool 
     name: spec.name,
     title: spec.title,
     description: `${spec.summary}\n\n${descriptionOf(spec.endpoint)}${
-      idempotent ? "\n\nTakes an optional `idempotency_key` (the REST API's Idempotency-Key)." : ""
+      idempotent
+        ? "\n\nTakes an optional `idempotency_key`: a repeat with the same key and the same arguments (same credential, " +
+          "within 24 hours) answers the first result again without doing the work twice; the key with other arguments is " +
+          "the tool error idempotency_key_reuse."
+        : ""
     }`,
     inputSchema: arguments_.jsonSchema as McpTool["inputSchema"],
     outputSchema: outputSchema as McpTool["outputSchema"],
