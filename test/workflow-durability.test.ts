@@ -17,7 +17,7 @@ import { newUser } from "./http/oauth/support.js"
 import { pgliteMigratedDataDir } from "./support/pglite.js"
 import { freePort, type ServerProcess, startServerProcess } from "./support/process.js"
 import { header, type Received, startReceiver, waitFor } from "./support/receiver.js"
-import { client } from "./support/server.js"
+import { client, OPERATOR_TOKEN } from "./support/server.js"
 import { makeTestTls } from "./support/tls.js"
 
 const scope = Effect.runSync(Scope.make())
@@ -89,8 +89,17 @@ const story = async (storeEnv: Record<string, string>) => {
     const runPath = `/v1/partner/user/workflow-runs/${created.body.id}`
     expect(created.body.status).toBe("running")
 
-    // Killed once the step's first call failed: the retry is the outbox's, due in a minute.
+    // Killed once the step's first call failed and its outcome was written (the process's own count of attempts says
+    // so; killed before that, the delivery would wait for its 5-minute lease instead): the retry is the outbox's, due
+    // in a minute.
     const first = await waitFor(() => receiver.received.find((message) => message.path === "/step"), "the step's first call")
+    await waitFor(async () => {
+      const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }).then((r) => r.text())
+      const line = scraped.split("\n").find((line) =>
+        line.startsWith("convene_webhook_delivery_attempts_total{") && line.includes(`outcome="retry_scheduled"`)
+      )
+      return line !== undefined && Number(line.slice(line.lastIndexOf(" ") + 1)) >= 1 ? true : undefined
+    }, "the first attempt's outcome written", 30_000)
     await server.kill()
     server = await startServerProcess(env)
     const retry = await waitFor(() => receiver.received.filter((message) => message.path === "/step")[1], "the step's retry", 150_000)
