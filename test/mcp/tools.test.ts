@@ -21,7 +21,7 @@ import {
 import { describe, expect, layer } from "@effect/vitest"
 import { DateTime, Effect, FastCheck } from "effect"
 import { MeetingList } from "../../packages/api/src/Meetings.js"
-import { tools as toolList } from "../../packages/http/src/mcp/Tools.js"
+import { contextTextBudget, tools as toolList } from "../../packages/http/src/mcp/Tools.js"
 import { apiKeyFor, principalFor } from "../core/fixtures.js"
 import { callTool, type Caller, connect, McpLive, structured, textOf, toolError, uploadContext } from "./session.js"
 
@@ -181,10 +181,10 @@ layer(McpLive, { excludeTestServices: true })("MCP tools", (it) => {
       const raw = "Budget review\nMail alice@example.com or call +44 20 7946 0958\nCard 4111 1111 1111 1111\n"
       yield* uploadContext(principal, meeting.id, { name: "notes.txt", contentType: "text/plain", text: raw, kind: "notes" })
       const result = yield* callTool(client, "get_meeting_context", { id: meeting.id })
-      const context = structured<{ meeting_id: string; items: ReadonlyArray<{ item: Json; text: string }> }>(result)
+      const context = structured<{ meeting_id: string; items: ReadonlyArray<{ item: Json; text: string; truncated: boolean }> }>(result)
       expect(context.meeting_id).toBe(meeting.id)
-      expect(context.items.map(({ item, text }) => [item["file_name"], item["kind"], text])).toEqual([
-        ["notes.txt", "notes", "Budget review\nMail [EMAIL] or call [PHONE]\nCard [CARD]\n"]
+      expect(context.items.map(({ item, text, truncated }) => [item["file_name"], item["kind"], text, truncated])).toEqual([
+        ["notes.txt", "notes", "Budget review\nMail [EMAIL] or call [PHONE]\nCard [CARD]\n", false]
       ])
       const wire = textOf(result)
       for (const secret of ["alice@example.com", "7946", "4111"]) expect(wire).not.toContain(secret)
@@ -192,6 +192,25 @@ layer(McpLive, { excludeTestServices: true })("MCP tools", (it) => {
         ["content_type", "created_at", "file_name", "id", "kind", "meeting_id", "size"]
       )
     }))
+
+  it.scoped("get_meeting_context carries at most its budget of text: the item past it is cut and marked truncated", () =>
+    Effect.gen(function*() {
+      const { client, meeting, principal } = yield* member
+      const line = "the quarterly numbers look fine to everyone here\n"
+      const long = line.repeat(Math.ceil(contextTextBudget * 0.7 / line.length))
+      for (const name of ["one.txt", "two.txt", "three.txt"]) {
+        yield* uploadContext(principal, meeting.id, { name, contentType: "text/plain", text: long, kind: "document" })
+      }
+      const context = structured<{ items: ReadonlyArray<{ item: Json; text: string; truncated: boolean }> }>(
+        yield* callTool(client, "get_meeting_context", { id: meeting.id })
+      )
+      expect(context.items.map(({ item, text, truncated }) => [item["file_name"], text.length, truncated])).toEqual([
+        ["one.txt", long.length, false],
+        ["two.txt", contextTextBudget - long.length, true],
+        ["three.txt", 0, true]
+      ])
+      expect(context.items[1]!.text).toBe(long.slice(0, contextTextBudget - long.length))
+    }), { timeout: 60_000 })
 
   it.scoped("a token without action-items:write cannot complete an action item", () =>
     Effect.gen(function*() {

@@ -213,14 +213,36 @@ export const meetingDocument = (
     return { meeting, participants, agenda_items: agenda, action_items: actions }
   })
 
+/**
+ * The most characters of context text one get_meeting_context answer carries (an item may hold 5 Mi characters, a
+ * meeting 100 items): past it each text is cut and marked `truncated`; /v1's `/content` reads an item whole.
+ */
+export const contextTextBudget = 1_048_576
+
 /** A meeting's context as a prompt reads it: each item's description and its scrubbed text, oldest first. */
 export const MeetingContext = Schema.Struct({
   meeting_id: MeetingId,
   items: Schema.Array(Schema.Struct({
     item: ContextItem,
-    text: Schema.String.annotations({ description: "the item's normalised, PII-scrubbed text (what a prompt reads)" })
+    text: Schema.String.annotations({ description: "the item's normalised, PII-scrubbed text (what a prompt reads)" }),
+    truncated: Schema.Boolean.annotations({
+      description: `true when the text is cut short: one answer carries at most ${contextTextBudget} characters of text ` +
+        "in all (GET /v1/meetings/{id}/context/{context_id}/content reads an item whole)"
+    })
   }))
 }).annotations({ identifier: "MeetingContext" })
+
+/** The items with their texts cut to the budget, in order. */
+const withinBudget = (items: ReadonlyArray<{ readonly item: ContextItem; readonly text: string }>) => {
+  let left = contextTextBudget
+  return items.map(({ item, text }) => {
+    // A cut between the halves of a surrogate pair keeps neither.
+    const end = text.length <= left ? text.length : /[\uD800-\uDBFF]/.test(text.charAt(left - 1)) ? left - 1 : left
+    const kept = text.slice(0, Math.max(end, 0))
+    left -= kept.length
+    return { item, text: kept, truncated: kept.length < text.length }
+  })
+}
 
 const meetings = {
   list: endpointOf(MeetingsApi, "list"),
@@ -350,7 +372,8 @@ export const tools: ReadonlyArray<Tool> = [
     title: "Get a meeting's context",
     summary: "Reads the context of the meeting `id` as an AI prompt may see it: every context item (GET " +
       "/v1/meetings/{id}/context), oldest first, at most 100, each with its normalised, PII-scrubbed text (GET " +
-      "/v1/meetings/{id}/context/{context_id}/content). Never the uploads themselves (they are not kept) nor attachments.",
+      "/v1/meetings/{id}/context/{context_id}/content), at most 1 Mi characters of text in all (an item past that is cut " +
+      "and marked `truncated`). Never the uploads themselves (they are not kept) nor attachments.",
     endpoint: context.content,
     input: { path: declared(context.list.pathSchema, "path of GET /v1/meetings/{id}/context") },
     output: MeetingContext,
@@ -358,7 +381,7 @@ export const tools: ReadonlyArray<Tool> = [
     run: (principal, { path }) =>
       Effect.map(
         Effect.flatMap(ContextForPrompt, (prompt) => prompt.forMeeting(principal, path.id)),
-        (items) => ({ meeting_id: path.id, items })
+        (items) => ({ meeting_id: path.id, items: withinBudget(items) })
       )
   }),
   tool({
