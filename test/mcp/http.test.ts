@@ -197,7 +197,7 @@ describe("the MCP endpoint", () => {
       times.push(performance.now() - started)
     }
     times.sort((a, b) => a - b)
-    console.info(`MCP tool call over HTTP (get_meeting, in-process server, memory store): median ${times[10]!.toFixed(1)} ms, max ${times[19]!.toFixed(1)} ms`)
+    console.info(`MCP tool call over HTTP (get_meeting, in-process server, ${process.env.CONVENE_TEST_STORE === "pglite" ? "PGlite" : "memory"} store): median ${times[10]!.toFixed(1)} ms, max ${times[19]!.toFixed(1)} ms`)
     expect(times[10]).toBeLessThan(500)
     await second.mcp.close()
   }, 120_000)

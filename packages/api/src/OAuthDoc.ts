@@ -174,7 +174,15 @@ export const paths: Json = {
         { name: "code_challenge", in: "query", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{43}$" } },
         { name: "code_challenge_method", in: "query", required: true, schema: { type: "string", enum: ["S256"] } },
         { name: "state", in: "query", required: false, schema: { type: "string" } },
-        { name: "nonce", in: "query", required: false, schema: { type: "string", maxLength: 255 } }
+        { name: "nonce", in: "query", required: false, schema: { type: "string", maxLength: 255 } },
+        {
+          name: "resource",
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description: "RFC 8707 resource indicator (an MCP client sends the MCP endpoint's URL): accepted and ignored; " +
+            "Convene's tokens are good at /v1 and at the MCP endpoint alike, as their scopes say"
+        }
       ],
       responses: {
         "200": { description: "the consent page (registered clients): an HTML form", content: { "text/html": { schema: { type: "string" } } } },
@@ -229,7 +237,8 @@ export const paths: Json = {
           client_id: { type: "string" },
           redirect_uri: { type: "string" },
           refresh_token: { type: "string" },
-          scope: { type: "string", description: "refresh only: narrow the new tokens' scopes" }
+          scope: { type: "string", description: "refresh only: narrow the new tokens' scopes" },
+          resource: { type: "string", description: "RFC 8707 resource indicator: accepted and ignored (see the authorization endpoint)" }
         }
       }),
       responses: {
