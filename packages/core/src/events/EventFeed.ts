@@ -48,6 +48,17 @@ export const canSee = (principal: Principal) => {
   return (event: DomainEvent): boolean => all || event.actor_user_id === null || (userId !== null && event.actor_user_id === userId)
 }
 
+/**
+ * How an attached stream's events are chosen: `caller` (the default) as the event stream's rule says (canSee);
+ * `workspace`, every event of the workspace, for a consumer that filters them itself by what the caller may see (an
+ * MCP session's resource subscriptions: changes of the meetings the caller could read when subscribing).
+ */
+export interface AttachOptions {
+  readonly events?: "caller" | "workspace"
+}
+
+const everyEvent = (): boolean => true
+
 /** Events read from the log at once. */
 const batch = 500
 
@@ -197,7 +208,8 @@ const make = (settings: FeedSettings) =>
     const attach = (
       principal: Principal,
       lastEventId: Option.Option<string>,
-      push: (events: ReadonlyArray<DomainEvent>) => void
+      push: (events: ReadonlyArray<DomainEvent>) => void,
+      options: AttachOptions = {}
     ): Effect.Effect<Effect.Effect<void>, InsufficientScope | TooManyStreams> =>
       Effect.uninterruptible(
         Effect.gen(function*() {
@@ -211,7 +223,8 @@ const make = (settings: FeedSettings) =>
           }
           yield* takeSlot(principal.credential_id)
           const workspaceId = principal.workspace_id
-          const subscriber: Subscriber = { push, visible: canSee(principal), seen: 0, queued: [] }
+          const visible = options.events === "workspace" ? everyEvent : canSee(principal)
+          const subscriber: Subscriber = { push, visible, seen: 0, queued: [] }
           const detach = detacher(principal.credential_id, workspaceId, subscriber)
           // Joined before the replay reads the log: what the poller finds meanwhile is queued, not missed.
           yield* join(workspaceId, subscriber).pipe(Effect.onError(() => detach))

@@ -9,9 +9,10 @@
  *   envelope says it: not_found is -32002 (the MCP specification's "resource not found"), a malformed URI or cursor
  *   -32602, any other refusal (insufficient_scope, too_many_requests) -32600, a defect -32603 without detail.
  * - Subscriptions: subscribing to a meeting or its transcript, once the caller may read the meeting, attaches the
- *   session to the caller's event feed (core EventFeed: one feed slot per session with subscriptions, whatever their
- *   number; it carries what GET /v1/user/events would carry the same credential: every event of the workspace with
- *   workspace:read, else the caller's own and the system's). An event about a subscribed meeting (meeting.*,
+ *   session to its workspace's event feed (core EventFeed: one of the credential's stream slots per session with
+ *   subscriptions, whatever their number; every event of the workspace, filtered here by the meetings subscribed to,
+ *   which the caller could read when subscribing: a colleague's change of such a meeting is told too, and a
+ *   notification carries only the URI, never the change). An event about a subscribed meeting (meeting.*,
  *   agenda_item.*, action_item.*, participant.* whose data names the meeting) sends
  *   `notifications/resources/updated` with the meeting's URI, once per batch of events; a transcript upload
  *   (context.uploaded of kind transcript) and the meeting's deletion, with the transcript's URI. The last
@@ -187,7 +188,9 @@ export const subscriptions = (notify: (uri: string) => void) =>
         const target = yield* targetOf(uri)
         yield* (yield* Meetings).get(principal, target.id)
         if (closed) return
-        if (detach === undefined) detach = yield* feed.attach(principal, Option.none(), push)
+        // Every event of the workspace: the subscriptions filter them by the meetings subscribed to, which the caller
+        // could read when subscribing (a colleague's change of one is told too; a notification carries only the URI).
+        if (detach === undefined) detach = yield* feed.attach(principal, Option.none(), push, { events: "workspace" })
         subscribed.add(uri)
       }))
 
