@@ -397,6 +397,47 @@ describe("sessions over time and at shutdown", () => {
   })
 })
 
+describe("a session whose credential is revoked", () => {
+  it("is closed at the next sweep: its open event stream ends, and the session is gone", async () => {
+    // An idle time of 2 s sweeps every second (by default every minute); the open stream keeps the session from idling.
+    const server = await startMcpServer((base) => ({ enabled: true, url: `${base}/mcp`, idleTimeoutMs: 2_000 }))
+    try {
+      const user = await newUser(server.url)
+      const issued = await operator(server.url).post(`/operator/v1/users/${user.userId}/tokens`, {
+        kind: "personal_access_token",
+        scopes: ALL_MEMBER_SCOPES,
+        expiry_days: 30
+      })
+      expect(issued.status).toBe(201)
+      const token = issued.body.token as string
+      const opened = await raw(server.mcpUrl, { token, body: initialize })
+      expect(opened.status).toBe(200)
+      await opened.text()
+      const session = opened.headers.get("mcp-session-id")!
+      const stream = await raw(server.mcpUrl, { method: "GET", token, session, headers: { accept: "text/event-stream" } })
+      expect(stream.status).toBe(200)
+      let ended = false
+      const reading = stream.text().then(() => (ended = true), () => (ended = true))
+
+      const revoked = await fetch(`${server.url}/v1/user/tokens/${issued.body.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${token}` }
+      })
+      expect(revoked.status).toBe(204)
+      // Within a sweep, the stream ends.
+      const deadline = Date.now() + 10_000
+      while (!ended && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(ended).toBe(true)
+      await reading
+      const other = await patOf(server.url, user.userId, ["meetings:read"])
+      const gone = await raw(server.mcpUrl, { token: other, session, body: { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} } })
+      expect(gone.status).toBe(404)
+    } finally {
+      await server.close().catch(() => undefined)
+    }
+  }, 30_000)
+})
+
 describe("configuration", () => {
   it("CONVENE_MCP=false: no endpoint and no metadata (404)", async () => {
     const server = await startMcpServer((base) => ({ enabled: false, url: `${base}/mcp` }))

@@ -16,7 +16,8 @@
  * Sessions are the SDK's stateful ones (`Mcp-Session-Id`), each with its own SDK Server (McpServers.create), kept in
  * this process's memory and bound to the credential's user (a workspace API key: to the key): a session id presented
  * with another user's credential is 404, as an unknown one is. A session ends by DELETE, after 30 minutes without a
- * request (an open event stream keeps it in use), and when the server stops (the drain ends every event stream). With
+ * request (an open event stream keeps it in use), at the sweep after its latest credential stopped authenticating
+ * (revoked, expired: the sweep runs every minute at most), and when the server stops (the drain ends every event stream). With
  * several server processes a session lives in the process that created it; a request that reaches another one gets
  * 404 and the client starts a new session (the MCP spec's rule), so no sticky routing is needed beyond that.
  */
@@ -30,7 +31,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { DateTime, Duration, Effect, Either, FiberRef, Layer, Option, Runtime, Schedule } from "effect"
+import { DateTime, Duration, Effect, Either, FiberRef, Layer, Option, Redacted, Runtime, Schedule } from "effect"
 import { type HostConfig, type McpConfig, mcpOf } from "../Config.js"
 import { maxBodyBytes, readJson } from "../http/Body.js"
 import type { ExtraRoute, Routes } from "../http/Routes.js"
@@ -114,7 +115,12 @@ interface Session {
   lastSeen: number
   /** Its responses still being written (event streams): a session with one open is in use. */
   open: number
+  /** The bearer credential of its latest request, checked again by the sweep (a revoked one ends the session). */
+  credential: Redacted.Redacted<string>
 }
+
+/** The request's bearer credential, as the core authenticates it. */
+const credentialOf = (request: HttpServerRequest.HttpServerRequest) => Redacted.make(Option.getOrElse(bearerToken(request), () => ""))
 
 /** Whom a principal's sessions belong to: its user, or the API key itself (which acts as the workspace). */
 const ownerOf = (principal: Principal) => principal.user_id ?? `api_key:${principal.credential_id}`
@@ -172,11 +178,19 @@ export const layer = (config: HostConfig) => {
       )
     const closeAll = Effect.suspend(() => Effect.forEach([...sessions.values()], close, { discard: true, concurrency: "unbounded" }))
 
-    // Idle sessions are closed; when the drain starts, every session is, so that its event streams end.
+    // Idle sessions are closed, and those whose latest credential no longer authenticates (revoked, expired, its user
+    // deleted: an open event stream must not outlive it by more than a sweep); when the drain starts, every session is
+    // closed, so that its event streams end.
     yield* Effect.suspend(() => {
       const cutoff = now() - idleTimeoutMs
       const idle = [...sessions.values()].filter((session) => session.open === 0 && session.lastSeen <= cutoff)
-      return Effect.forEach(idle, close, { discard: true })
+      const live = [...sessions.values()].filter((session) => !idle.includes(session))
+      return Effect.zipRight(
+        Effect.forEach(idle, close, { discard: true }),
+        Effect.forEach(live, (session) =>
+          Effect.flatMap(Effect.either(authentication.authenticate(session.credential)), (checked) =>
+            Either.isLeft(checked) || ownerOf(checked.right) !== session.owner ? close(session) : Effect.void), { discard: true })
+      )
     }).pipe(
       Effect.repeat(Schedule.spaced(Duration.millis(Math.max(100, Math.min(60_000, Math.floor(idleTimeoutMs / 2)))))),
       Effect.forkScoped
@@ -288,7 +302,7 @@ export const layer = (config: HostConfig) => {
     }
 
     /** A new session for `owner`: its own SDK server, connected to its own transport, registered once initialized. */
-    const open = (owner: string) =>
+    const open = (owner: string, credential: Redacted.Redacted<string>) =>
       Effect.promise(async () => {
         const server = servers.create()
         const session: Session = {
@@ -297,6 +311,7 @@ export const layer = (config: HostConfig) => {
           owner,
           lastSeen: now(),
           open: 0,
+          credential,
           transport: new WebStandardStreamableHTTPServerTransport({
             sessionIdGenerator: () => Effect.runSync(crypto.randomUUID),
             onsessioninitialized: (id) => {
@@ -332,6 +347,7 @@ export const layer = (config: HostConfig) => {
     ) =>
       Effect.gen(function*() {
         session.lastSeen = now()
+        session.credential = credentialOf(request)
         const response = yield* Effect.promise(() =>
           session.transport.handleRequest(webRequestOf(request, paths.resource), {
             ...(parsedBody === undefined ? {} : { parsedBody }),
@@ -368,7 +384,7 @@ export const layer = (config: HostConfig) => {
       if (!initializes) {
         return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (or start a session with initialize)")
       }
-      return yield* handle(yield* open(ownerOf(principal)), request, principal, message)
+      return yield* handle(yield* open(ownerOf(principal), credentialOf(request)), request, principal, message)
     })
 
     /** GET (the session's event stream) and DELETE (its end) name an existing session. */
