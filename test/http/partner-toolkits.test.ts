@@ -156,6 +156,10 @@ describe.each(stores)("partner toolkits ($name)", (store) => {
     expectPartnerError(await admin.post(ADMIN, { manifest: manifest("Kit", []), colour: "red" }), 400, "invalid_request_body")
     expectPartnerError(await admin.post(ADMIN, "not json"), 400, "invalid_request_body")
     expectPartnerError(await admin.get(`${ADMIN}/${crypto.randomUUID()}`), 404, "not_found")
+    // A body is decoded before anything is looked up: a bad manifest is 400 for an unknown toolkit too, a good one 404.
+    const nobody = `${ADMIN}/${crypto.randomUUID()}/versions`
+    expectPartnerError(await admin.post(nobody, { manifest: { ...manifest("Kit", ["a"]), aaa: "x" } }), 400, "invalid_request_body", "aaa")
+    expectPartnerError(await admin.post(nobody, { manifest: manifest("Kit", ["a"]) }), 404, "not_found")
     expectPartnerError(await admin.get(`${ADMIN}/not-a-uuid`), 400, "invalid_request_body")
     const created = await admin.post(ADMIN, { manifest: manifest("Kit", []) })
     const { admin: other } = await newApp()

@@ -336,9 +336,10 @@ const make = Effect.gen(function*() {
 
   const createVersion = fn("Toolkits.createVersion")(function*(app: PartnerApp, id: ToolkitId, input: CreateToolkitVersion) {
     return yield* transactor.withTransaction(Effect.gen(function*() {
-      // An unknown toolkit is 404 whatever the body holds.
-      const toolkit = yield* toolkitOf(app, id)
+      // The body first, as every route decodes its body before it looks anything up: a manifest that breaks a rule is
+      // 400 for an unknown toolkit too.
       const manifest = yield* manifestOf(input.manifest)
+      const toolkit = yield* toolkitOf(app, id)
       const conflicts = yield* conflictsOf(toolkit, manifest)
       if (conflicts.length > 0 && input.force !== true) {
         return yield* Effect.fail(
