@@ -26,6 +26,19 @@ const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPr
 
 const scopes = "openid meetings:read partner-api/workflows:read partner-api/workflows:write"
 
+/** Waits until the server process has written at least these counts of delivery attempts, by outcome. */
+const attemptsWritten = (url: string, least: Record<string, number>) =>
+  waitFor(async () => {
+    const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }).then((r) => r.text())
+    const count = (outcome: string) => {
+      const line = scraped.split("\n").find((line) =>
+        line.startsWith("convene_webhook_delivery_attempts_total{") && line.includes(`outcome="${outcome}"`)
+      )
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
+    }
+    return Object.entries(least).every(([outcome, n]) => count(outcome) >= n) ? true : undefined
+  }, `delivery attempts written: ${JSON.stringify(least)}`, 30_000)
+
 /** The whole story on the store `storeEnv` names; answers what it saw, for the test to assert. */
 const story = async (storeEnv: Record<string, string>) => {
   const tls = await makeTestTls()
@@ -89,17 +102,11 @@ const story = async (storeEnv: Record<string, string>) => {
     const runPath = `/v1/partner/user/workflow-runs/${created.body.id}`
     expect(created.body.status).toBe("running")
 
-    // Killed once the step's first call failed and its outcome was written (the process's own count of attempts says
-    // so; killed before that, the delivery would wait for its 5-minute lease instead): the retry is the outbox's, due
-    // in a minute.
+    // Killed once the step's first call failed and the run's first event was delivered, both written (the process's
+    // own counts of attempts say so; killed before a write, a delivery waits for its 5-minute lease, the outbox's rule
+    // for a process that died mid-call): the retry is the outbox's, due in a minute.
     const first = await waitFor(() => receiver.received.find((message) => message.path === "/step"), "the step's first call")
-    await waitFor(async () => {
-      const scraped = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }).then((r) => r.text())
-      const line = scraped.split("\n").find((line) =>
-        line.startsWith("convene_webhook_delivery_attempts_total{") && line.includes(`outcome="retry_scheduled"`)
-      )
-      return line !== undefined && Number(line.slice(line.lastIndexOf(" ") + 1)) >= 1 ? true : undefined
-    }, "the first attempt's outcome written", 30_000)
+    await attemptsWritten(url, { retry_scheduled: 1, delivered: 1 })
     await server.kill()
     server = await startServerProcess(env)
     const retry = await waitFor(() => receiver.received.filter((message) => message.path === "/step")[1], "the step's retry", 150_000)
@@ -108,7 +115,9 @@ const story = async (storeEnv: Record<string, string>) => {
       return run.body.status === "awaiting_review" ? run.body : undefined
     }, "the run at its review")
 
-    // Killed while the review waits: nothing of the run is held anywhere but in the store.
+    // Killed while the review waits, once this process wrote its deliveries (the retry, step.completed,
+    // task.created): nothing of the run is held anywhere but in the store.
+    await attemptsWritten(url, { delivered: 3 })
     await server.kill()
     server = await startServerProcess(env)
     const taskId = awaiting.steps[1].task_id
@@ -122,7 +131,7 @@ const story = async (storeEnv: Record<string, string>) => {
         unique.set(JSON.parse(message.body).event_id, message)
       }
       return unique.size >= 6 ? [...unique.values()] : undefined
-    }, "the run's events")
+    }, "the run's events", 60_000)
     for (const message of [...events, first, retry]) {
       expect(await verify(app.webhook_secret, message.body, header(message, "x-svc-signature")!)).toBe(true)
     }
