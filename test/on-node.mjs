@@ -26,8 +26,8 @@ const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim()
 
 // What depends on the Node version: node:crypto, node:https and TLS, node:http serving (bodies, limits, the drain,
 // event streams, streamed uploads and ranged downloads), node:fs (blob files), the PostgreSQL driver and PGlite,
-// jose, the PDF and DOCX extractors (test/node), worker threads (context preparation). The pure core runs the same on every Node. `--all`
-// runs the core, store and HTTP suites in full.
+// jose, the PDF and DOCX extractors (test/node), worker threads (context preparation), the MCP SDK (test/mcp). The
+// pure core runs the same on every Node. `--all` runs the core, store and HTTP suites in full.
 const smoke = [
   "test/node",
   "test/store-pg.test.ts",
@@ -40,7 +40,9 @@ const smoke = [
   "test/http/events-stream.test.ts",
   "test/http/attachments.test.ts",
   "test/http/uploads.test.ts",
-  "test/http/context-workers.test.ts"
+  "test/http/context-workers.test.ts",
+  // The MCP SDK's transport (web streams, fetch) on the host's node:http.
+  "test/mcp"
 ]
 const full = ["test/core", "test/contract", "test/store-memory.test.ts", "test/store-pg.test.ts", "packages/store-pg/test", "test/http", "test/node"]
 const targets = filters.length === 0 ? smoke : filters.length === 1 && filters[0] === "--all" ? full : filters
