@@ -83,7 +83,8 @@ const target = "`target` is `web` (the default) or `desktop`. After the IdP, the
   "`desktop` is a Convene page telling the user to return to the app, which polls that session meanwhile."
 
 const outcome = "A completed session hands the partner `user {user_id, email, name, workspace_id}` (never a token of " +
-  "the IdP); a failed one `error` with one of `idp_error`, `invalid_callback`, `token_exchange_failed`, " +
+  "the IdP); a failed one `error` with one of `idp_error`, `issuer_mismatch` (the callback's RFC 9207 `iss` names " +
+  "another issuer than the configuration's), `invalid_callback`, `token_exchange_failed`, " +
   "`invalid_id_token`, `email_missing`, `email_not_verified`, `domain_not_allowed`, `domain_not_verified`, " +
   "`no_prior_connection` (no Convene user with this e-mail has connected the app through its OAuth consent: an " +
   "unknown e-mail answers the same), `sso_not_configured` (the configuration changed meanwhile)."
@@ -133,6 +134,7 @@ export class PartnerSsoApi extends HttpApiGroup.make("partnerSso")
   .add(
     HttpApiEndpoint.get("ssoCallback", "/callback")
       .setUrlParams(Schema.Struct({
+        iss: Schema.optional(Schema.String),
         code: Schema.optional(Schema.String),
         state: Schema.optional(Schema.String),
         error: Schema.optional(Schema.String),

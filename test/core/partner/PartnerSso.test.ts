@@ -450,6 +450,25 @@ describe("PartnerSso", () => {
         expect((yield* sso.callback({ state: paramsOf(empty.authorization_url).get("state")! })).outcome).toBe("invalid_callback")
       }))
 
+    it.effect("RFC 9207: a callback naming another issuer is issuer_mismatch, before its code or error is believed; the right one passes", () =>
+      Effect.gen(function*() {
+        const { app } = yield* world()
+        const sso = yield* PartnerSso
+        idp.tokenRequests = []
+        const mixedUp = yield* sso.initiate({ slug: app.slug, target: "desktop" })
+        const answered = yield* sso.callback({ iss: "https://attacker.example", code: "c", state: paramsOf(mixedUp.authorization_url).get("state")! })
+        expect(answered.outcome).toBe("issuer_mismatch")
+        // Nothing was sent to the token endpoint.
+        expect(idp.tokenRequests).toHaveLength(0)
+        expect(yield* sso.session(mixedUp.session_id)).toMatchObject({ status: "failed", error: "issuer_mismatch" })
+        const mixedError = yield* sso.initiate({ slug: app.slug, target: "desktop" })
+        const refused = yield* sso.callback({ iss: `${issuer}/`, error: "access_denied", state: paramsOf(mixedError.authorization_url).get("state")! })
+        expect(refused.outcome).toBe("issuer_mismatch")
+        const right = yield* sso.initiate({ slug: app.slug, target: "desktop" })
+        const denied = yield* sso.callback({ iss: issuer, error: "access_denied", state: paramsOf(right.authorization_url).get("state")! })
+        expect(denied.outcome).toBe("idp_error")
+      }))
+
     it.effect("the e-mail: from the mapped claim; missing is email_missing, email_verified false is email_not_verified", () =>
       Effect.gen(function*() {
         const mapped = yield* world({ emailClaim: "upn" })

@@ -29,6 +29,7 @@ const noStore = HttpApp.appendPreResponseHandler((_, response) =>
 const reasons: Record<Exclude<CallbackAnswer["outcome"], "completed">, string> = {
   session_expired: "The sign-in took longer than 10 minutes.",
   idp_error: "The identity provider did not sign you in.",
+  issuer_mismatch: "The answer did not come from the identity provider this application uses.",
   invalid_callback: "The identity provider's answer was incomplete.",
   token_exchange_failed: "The identity provider could not be reached, or refused the sign-in.",
   invalid_id_token: "The identity provider's answer could not be verified.",

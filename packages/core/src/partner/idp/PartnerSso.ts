@@ -120,6 +120,8 @@ export class SsoSessionStatus extends Schema.Class<SsoSessionStatus>("SsoSession
 
 /** The callback's parameters, as sent (each may be absent). */
 export interface CallbackParams {
+  /** RFC 9207: the issuer of the authorization response, when the IdP names it. */
+  readonly iss?: string | undefined
   readonly code?: string | undefined
   readonly state?: string | undefined
   readonly error?: string | undefined
@@ -301,6 +303,11 @@ const make = (callbackUrl: string) =>
           error,
           error_description: description
         })
+        // RFC 9207, before anything of the response is believed (an error response too): an answer naming another
+        // issuer comes from another IdP (a mix-up), whatever it holds.
+        if (params.iss !== undefined && params.iss !== config.issuer) {
+          return failed("issuer_mismatch", "the authorization response names another issuer than the identity provider's (RFC 9207)")
+        }
         if (params.error !== undefined) return failed("idp_error", describe(params.error, params.error_description))
         const code = params.code
         if (code === undefined || code.length > maxParameter) return failed("invalid_callback", "the callback carried no code")

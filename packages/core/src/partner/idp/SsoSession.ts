@@ -55,6 +55,7 @@ export type SsoSessionState = typeof SsoSessionState.Type
  */
 export const SsoFailure = Schema.Literal(
   "idp_error",
+  "issuer_mismatch",
   "invalid_callback",
   "token_exchange_failed",
   "invalid_id_token",
