@@ -13,7 +13,7 @@ import {
   type WorkspaceId
 } from "@convene/core"
 import { addEqualityTesters, expect, layer } from "@effect/vitest"
-import { Effect, Either, type Layer, Option } from "effect"
+import { Deferred, Effect, Either, Fiber, type Layer, Option } from "effect"
 import { at, minutes, seedWorkspace, uuid } from "./fixtures.js"
 import { partnerApp } from "./PartnerStore.js"
 
@@ -105,6 +105,34 @@ export const suite = (name: string, storeLayer: Layer.Layer<StorePorts, unknown>
         })
         yield* store.updateToolkit(changed)
         expect(yield* store.getToolkit(first.partner_app_id, first.id)).toEqual(Option.some(changed))
+      }))
+
+    it.effect("getToolkitForUpdate holds the toolkit: a second unit of work reading it so waits and reads what the first committed", () =>
+      Effect.gen(function*() {
+        const store = yield* ToolkitStore
+        const { withTransaction } = yield* Transactor
+        const toolkit = yield* seedToolkit()
+        expect(yield* store.getToolkitForUpdate(toolkit.partner_app_id, toolkit.id)).toEqual(Option.some(toolkit))
+        expect(yield* store.getToolkitForUpdate(partnerApp().id, toolkit.id)).toEqual(Option.none())
+
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(withTransaction(Effect.gen(function*() {
+          const read = Option.getOrThrow(yield* store.getToolkitForUpdate(toolkit.partner_app_id, toolkit.id))
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+          yield* store.updateToolkit(new Toolkit({ ...read, name: "First" }))
+        })))
+        yield* Deferred.await(held)
+        const second = yield* Effect.fork(withTransaction(
+          Effect.map(store.getToolkitForUpdate(toolkit.partner_app_id, toolkit.id), Option.map((read) => read.name))
+        ))
+        // The second is now waiting (for the row, or for the store's one unit of work at a time).
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 150)))
+        expect(second.unsafePoll()).toBeNull()
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        expect(yield* Fiber.join(second)).toEqual(Option.some("First"))
       }))
 
     it.effect("versions keep their manifest; listed by number, newest first; versionsOf finds them by id", () =>

@@ -314,6 +314,7 @@ export const methods = {
     insertToolkit: "write",
     updateToolkit: "write",
     getToolkit: "read",
+    getToolkitForUpdate: "read",
     listToolkits: "read",
     toolkitsOf: "read",
     deleteToolkit: "write",

@@ -222,6 +222,22 @@ describe.each(stores)("partner toolkits ($name)", (store) => {
     expect((await admin.get(`${ADMIN}/${toolkit.id}/export`)).body).toEqual(dropping.manifest)
   })
 
+  it("concurrent changes of one toolkit are made one after the other: versions numbered without gaps or repeats, no field lost", async () => {
+    const { admin } = await newApp()
+    const toolkit = (await admin.post(ADMIN, { manifest: manifest("Kit", ["a"]) })).body
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      admin.post(`${ADMIN}/${toolkit.id}/versions`, { manifest: manifest(`Kit ${i}`, ["a"]) })))
+    for (const answer of created) expect(answer.status, answer.text).toBe(201)
+    expect(created.map((answer) => answer.body.number).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7])
+    // A PUT and a PATCH at once: each keeps what the other changed.
+    const [renamed, patched] = await Promise.all([
+      admin.put(`${ADMIN}/${toolkit.id}`, { name: "Renamed" }),
+      admin.patch(`${ADMIN}/${toolkit.id}`, { auto_propagate: true })
+    ])
+    expect([renamed.status, patched.status]).toEqual([200, 200])
+    expect((await admin.get(`${ADMIN}/${toolkit.id}`)).body).toMatchObject({ name: "Renamed", auto_propagate: true })
+  })
+
   it("a key another installed toolkit holds conflicts, and its forced install fails with the reason; PUT renames; DELETE frees it", async () => {
     const { admin, workspaces } = await newApp(1)
     const ids: Array<string> = []

@@ -13,6 +13,10 @@ export const layer: Layer.Layer<ToolkitStore, never, Memory> = Layer.effect(
   Effect.gen(function*() {
     const memory = yield* Memory
 
+    const getToolkit: ToolkitStore["Type"]["getToolkit"] = Effect.fnUntraced(function*(appId, id) {
+      return HashMap.get((yield* memory.read).toolkits, id).pipe(Option.filter((toolkit) => toolkit.partner_app_id === appId))
+    })
+
     return ToolkitStore.of({
       insertToolkit: (toolkit) =>
         memory.modify((state) => [undefined, { ...state, toolkits: HashMap.set(state.toolkits, toolkit.id, toolkit) }]),
@@ -24,9 +28,9 @@ export const layer: Layer.Layer<ToolkitStore, never, Memory> = Layer.effect(
             : [undefined, state]
         ),
 
-      getToolkit: Effect.fnUntraced(function*(appId, id) {
-        return HashMap.get((yield* memory.read).toolkits, id).pipe(Option.filter((toolkit) => toolkit.partner_app_id === appId))
-      }),
+      getToolkit,
+      // The memory store runs one unit of work at a time: reading is holding.
+      getToolkitForUpdate: getToolkit,
 
       listToolkits: Effect.fnUntraced(function*(appId, page) {
         const rows = HashMap.toValues((yield* memory.read).toolkits).filter((toolkit) => toolkit.partner_app_id === appId)

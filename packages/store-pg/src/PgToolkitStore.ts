@@ -61,6 +61,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ToolkitStore>, never
     insertToolkit: toolkits.insert,
     updateToolkit: toolkits.update,
     getToolkit: (appId, id) => toolkits.find({ id, partner_app_id: appId }),
+    getToolkitForUpdate: (appId, id) =>
+      orDie(Effect.flatMap(
+        sql`SELECT * FROM partner_toolkits WHERE id = ${id} AND partner_app_id = ${appId} FOR UPDATE`,
+        (rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(Schema.decodeUnknown(ToolkitRecord)(rows[0]))
+      )),
     listToolkits: (appId, request) =>
       orDie(page(sql, {
         row: ToolkitRecord,

@@ -17,6 +17,12 @@ export class ToolkitStore extends Context.Tag("@convene/core/ToolkitStore")<Tool
   readonly updateToolkit: (toolkit: Toolkit) => Effect.Effect<void>
   /** The app's toolkit with this id (none for another app's). */
   readonly getToolkit: (appId: PartnerAppId, id: ToolkitId) => Effect.Effect<Option.Option<Toolkit>>
+  /**
+   * The same, held for the caller's unit of work: a concurrent unit of work asking for it waits until this one ends
+   * (PostgreSQL: SELECT ... FOR UPDATE), so changes of one toolkit (a version, a publish, a PUT or PATCH) are made one
+   * after another, each on what the previous committed.
+   */
+  readonly getToolkitForUpdate: (appId: PartnerAppId, id: ToolkitId) => Effect.Effect<Option.Option<Toolkit>>
   /** A page of the app's toolkits, newest first (created_at desc, id desc). */
   readonly listToolkits: (appId: PartnerAppId, page: Page) => Effect.Effect<Slice<Toolkit>>
   /** The app's toolkits, all or those with these ids, oldest first (created_at, id). */

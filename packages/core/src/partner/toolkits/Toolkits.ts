@@ -206,8 +206,16 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
   const transactor = yield* Transactor
 
-  const toolkitOf = (app: PartnerApp, id: ToolkitId) =>
-    Effect.flatMap(store.getToolkit(app.id, id), Option.match({ onNone: () => Effect.fail(notFound("toolkit")), onSome: Effect.succeed }))
+  const found = (read: Effect.Effect<Option.Option<Toolkit>>) =>
+    Effect.flatMap(read, Option.match({ onNone: () => Effect.fail(notFound("toolkit")), onSome: Effect.succeed }))
+
+  const toolkitOf = (app: PartnerApp, id: ToolkitId) => found(store.getToolkit(app.id, id))
+
+  /**
+   * The toolkit held for the unit of work (ToolkitStore.getToolkitForUpdate): every change of a toolkit reads it so,
+   * so that two of them (two versions, two publishes, a PUT and a PATCH) are made one after the other.
+   */
+  const lockedToolkitOf = (app: PartnerApp, id: ToolkitId) => found(store.getToolkitForUpdate(app.id, id))
 
   const versionOf = (toolkit: Toolkit, id: ToolkitVersionId) =>
     Effect.flatMap(store.getVersion(toolkit.id, id), Option.match({ onNone: () => Effect.fail(notFound("version")), onSome: Effect.succeed }))
@@ -282,24 +290,27 @@ const make = Effect.gen(function*() {
   const changed = (toolkit: Toolkit, fields: Partial<Toolkit>) =>
     Effect.map(now, (at) => new Toolkit({ ...toolkit, ...fields, updated_at: at }, trusted))
 
+  /** Changes the toolkit's own fields, on what is committed, under its lock. */
+  const changeToolkit = (app: PartnerApp, id: ToolkitId, fields: (toolkit: Toolkit) => Partial<Toolkit>) =>
+    transactor.withTransaction(Effect.gen(function*() {
+      const toolkit = yield* lockedToolkitOf(app, id)
+      const next = yield* changed(toolkit, fields(toolkit))
+      yield* store.updateToolkit(next)
+      return next.view
+    }))
+
   const update = fn("Toolkits.update")(function*(app: PartnerApp, id: ToolkitId, input: UpdateToolkit) {
-    const toolkit = yield* toolkitOf(app, id)
-    const next = yield* changed(toolkit, {
+    return yield* changeToolkit(app, id, (toolkit) => ({
       name: input.name ?? toolkit.name,
       description: input.description === undefined ? toolkit.description : input.description
-    })
-    yield* store.updateToolkit(next)
-    return next.view
+    }))
   })
 
   const patch = fn("Toolkits.patch")(function*(app: PartnerApp, id: ToolkitId, input: PatchToolkit) {
-    const toolkit = yield* toolkitOf(app, id)
-    const next = yield* changed(toolkit, {
+    return yield* changeToolkit(app, id, (toolkit) => ({
       auto_propagate: input.auto_propagate ?? toolkit.auto_propagate,
       auto_install_on_new_workspaces: input.auto_install_on_new_workspaces ?? toolkit.auto_install_on_new_workspaces
-    })
-    yield* store.updateToolkit(next)
-    return next.view
+    }))
   })
 
   const remove = fn("Toolkits.remove")(function*(app: PartnerApp, id: ToolkitId) {
@@ -339,7 +350,7 @@ const make = Effect.gen(function*() {
       // The body first, as every route decodes its body before it looks anything up: a manifest that breaks a rule is
       // 400 for an unknown toolkit too.
       const manifest = yield* manifestOf(input.manifest)
-      const toolkit = yield* toolkitOf(app, id)
+      const toolkit = yield* lockedToolkitOf(app, id)
       const conflicts = yield* conflictsOf(toolkit, manifest)
       if (conflicts.length > 0 && input.force !== true) {
         return yield* Effect.fail(
@@ -387,7 +398,7 @@ const make = Effect.gen(function*() {
 
   const publish = fn("Toolkits.publish")(function*(app: PartnerApp, id: ToolkitId, versionId: ToolkitVersionId, input: PublishToolkitVersion) {
     return yield* transactor.withTransaction(Effect.gen(function*() {
-      const toolkit = yield* toolkitOf(app, id)
+      const toolkit = yield* lockedToolkitOf(app, id)
       const version = yield* versionOf(toolkit, versionId)
       const mode = input.propagation ?? (toolkit.auto_propagate ? "normal" : "none")
       const at = yield* now
