@@ -290,12 +290,14 @@ describe("IdP configuration (memory)", () => {
     const { app, post } = await env.newApp()
     const { body } = await validBody(env, app.id)
     for (const url of [
-      `https://accounts.google.com${suffix}`,
       `https://login.microsoftonline.com/consumers/v2.0${suffix}`,
       `https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0${suffix}`,
       `https://appleid.apple.com${suffix}`,
       `https://www.facebook.com${suffix}`
     ]) expectPartnerError(await post({ ...body, discovery_url: url }), 400, "invalid_idp", "consumer")
+    // Google serves Workspace accounts too: usable in strict mode only.
+    const google = { ...body, discovery_url: `https://accounts.google.com${suffix}`, mode: "partner_managed", allowed_email_domains: [] }
+    expectPartnerError(await post(google), 400, "invalid_idp", "strict mode only")
   })
 
   it("400 domain_is_generic, strict_mode_requires_domains, domain_not_verified; 409 domain_already_claimed", async () => {

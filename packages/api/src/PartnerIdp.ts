@@ -136,8 +136,11 @@ const fields = "`name` 1 to 255 characters (trimmed); `discovery_url` an absolut
   "the identity provider decides who signs in). Every listed domain, in either mode, must be no free e-mail domain " +
   "(`domain_is_generic`), held verified by no other partner app nor listed in another app's configuration (409 " +
   "`domain_already_claimed`), and verified by this app (`domain_not_verified`: see /v1/partner/admin/idp/domains). " +
-  "A public consumer identity provider (Google, Microsoft personal accounts, Apple, Facebook, Yahoo, Amazon and others) " +
-  "is `invalid_idp`, by its discovery URL and by the issuer its document names. The discovery document is fetched " +
+  "A public consumer identity provider (Microsoft personal accounts, Apple, Facebook, Yahoo, Amazon and others) " +
+  "is `invalid_idp`, by its discovery URL and by the issuer its document names; Google (personal and Workspace " +
+  "accounts alike) is accepted in `strict` mode only (else `invalid_idp`, also for a PUT leaving strict), and each " +
+  "sign-in through it must carry the `hd` claim equal to the e-mail's domain (a personal account: " +
+  "`domain_not_allowed`). The discovery document is fetched " +
   "under the outbound rules (HTTPS, no private address unless CONVENE_OUTBOUND_ALLOW_HOSTS allows the host, no " +
   "redirect, 10 s, 64 KiB) and must be OIDC metadata whose `issuer` is the discovery URL without " +
   "`/.well-known/openid-configuration`, with HTTPS `authorization_endpoint`, `token_endpoint`, `jwks_uri` (and " +

@@ -235,7 +235,6 @@ describe("IdpConfigs", () => {
       Effect.gen(function*() {
         const { app, input } = yield* ready
         for (const url of [
-          "https://accounts.google.com/.well-known/openid-configuration",
           "https://login.microsoftonline.com/consumers/v2.0/.well-known/openid-configuration",
           "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0/.well-known/openid-configuration",
           "https://appleid.apple.com/.well-known/openid-configuration",
@@ -245,6 +244,29 @@ describe("IdpConfigs", () => {
           expect(refused.code, url).toBe("invalid_idp")
           expect(refused.message).toContain("public consumer identity provider")
         }
+      }))
+
+    it.effect("Google (personal and Workspace accounts alike) is usable in strict mode only: created there, refused otherwise and when a PUT leaves strict", () =>
+      Effect.gen(function*() {
+        const { app, input } = yield* ready
+        const google = "https://accounts.google.com/.well-known/openid-configuration"
+        const refused = yield* Effect.flip(create(app, input({ discovery_url: google, mode: "partner_managed", allowed_email_domains: [] })))
+        expect(refused.code).toBe("invalid_idp")
+        expect(refused.message).toContain("strict mode only")
+        yield* serve(google, {
+          issuer: "https://accounts.google.com",
+          authorization_endpoint: "https://accounts.google.com/o/oauth2/v2/auth",
+          token_endpoint: "https://oauth2.googleapis.com/token",
+          userinfo_endpoint: "https://openidconnect.googleapis.com/v1/userinfo",
+          jwks_uri: "https://www.googleapis.com/oauth2/v3/certs",
+          response_types_supported: ["code", "id_token"],
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"]
+        })
+        const created = yield* create(app, input({ discovery_url: google }))
+        expect(created).toMatchObject({ mode: "strict", issuer: "https://accounts.google.com" })
+        expect(yield* codeOf(update(app, { mode: "partner_managed" }))).toBe("invalid_idp")
+        expect((yield* update(app, { name: "Acme Google" })).mode).toBe("strict")
       }))
 
     it("consumerIdpOf knows the consumer providers by issuer and discovery URL, and not organisations' own", () => {

@@ -124,6 +124,8 @@ interface WorldOptions {
   readonly connected?: boolean
   readonly redirectUris?: ReadonlyArray<string>
   readonly emailClaim?: string
+  /** The configuration's issuer (the ID tokens' `iss`); the test IdP's by default. */
+  readonly issuer?: string
 }
 
 /** A partner app with an IdP configuration, and a Convene user of `domain`. */
@@ -154,7 +156,7 @@ const world = (options: WorldOptions = {}) =>
         ? [EmailDomain.make(`other-${uid()}.example`)]
         : [],
       is_active: true,
-      issuer,
+      issuer: options.issuer ?? issuer,
       authorization_endpoint: `${issuer}/authorize?tenant=acme`,
       token_endpoint: tokenEndpoint,
       userinfo_endpoint: null,
@@ -483,6 +485,27 @@ describe("PartnerSso", () => {
         expect((yield* signIn(app.slug, user.email, { change: ({ email_verified: _, ...c }) => c })).answered.outcome).toBe("completed")
         // The address is compared as Convene keeps it (lower case).
         expect((yield* signIn(app.slug, user.email.toUpperCase())).answered.outcome).toBe("completed")
+      }))
+
+    it.effect("Google: the account must be managed by the e-mail's domain (hd), a personal account with a company address is not", () =>
+      Effect.gen(function*() {
+        const google = "https://accounts.google.com"
+        const { app, domain, user } = yield* world({ mode: "strict", issuer: google })
+        const asGoogle = (hd: unknown) => (claims: Record<string, unknown>) => ({ ...claims, iss: google, ...(hd === undefined ? {} : { hd }) })
+        expect((yield* signIn(app.slug, user.email, { change: asGoogle(domain) })).answered.outcome).toBe("completed")
+        expect((yield* signIn(app.slug, user.email, { change: asGoogle(domain.toUpperCase()) })).answered.outcome).toBe("completed")
+        const personal = yield* signIn(app.slug, user.email, { change: asGoogle(undefined) })
+        expect(personal.answered.outcome).toBe("domain_not_allowed")
+        expect(yield* (yield* PartnerSso).session(personal.started.session_id)).toMatchObject({
+          status: "failed",
+          error: "domain_not_allowed",
+          error_description: `the account is not one that ${domain} manages (the ID token's hd claim)`
+        })
+        expect((yield* signIn(app.slug, user.email, { change: asGoogle("other.example") })).answered.outcome).toBe("domain_not_allowed")
+        expect((yield* signIn(app.slug, user.email, { change: asGoogle(42) })).answered.outcome).toBe("domain_not_allowed")
+        // Another provider's tokens need no hd.
+        const okta = yield* world({ mode: "strict" })
+        expect((yield* signIn(okta.app.slug, okta.user.email)).answered.outcome).toBe("completed")
       }))
 
     it.effect("strict mode: the domain must be allowed and verified by the app", () =>

@@ -5,21 +5,34 @@
  * a prefix when it is that prefix or continues it with `/`; hosts compare in lower case. Both the discovery URL a
  * partner gives and the issuer its document names are checked.
  *
- * Google's issuer serves consumer and Workspace accounts alike, and Microsoft's `common` tenant admits personal
- * accounts: both are refused; a Microsoft Entra configuration names its own tenant.
+ * Google's issuer serves consumer and Workspace accounts alike: it is accepted only in strict mode (the app's own
+ * verified domains, which gmail.com can never be), and each sign-in's `hd` claim (the Workspace domain that manages
+ * the account; absent for a personal account, even one made with a company address) must be the e-mail's domain.
+ * Microsoft's `common` tenant admits personal accounts and is refused; a Microsoft Entra configuration names its own
+ * tenant.
  */
 import { parseUrl } from "../../shared/Url.js"
 
 export interface ConsumerIdp {
   readonly name: string
   readonly prefixes: ReadonlyArray<string>
+  /**
+   * For a provider that serves organisations' accounts beside personal ones: the ID-token claim naming the
+   * organisation's domain that manages the account (Google's `hd`). Such a provider is usable in strict mode, each
+   * sign-in's claim equal to its e-mail's domain.
+   */
+  readonly hostedDomainClaim?: string
 }
 
 /** The consumer tenant of Microsoft accounts (personal accounts: outlook.com, hotmail.com, live.com). */
 export const microsoftConsumersTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
 
 export const consumerIdps: ReadonlyArray<ConsumerIdp> = [
-  { name: "Google", prefixes: ["https://accounts.google.com", "https://www.accounts.google.com", "https://oauth2.googleapis.com"] },
+  {
+    name: "Google",
+    prefixes: ["https://accounts.google.com", "https://www.accounts.google.com", "https://oauth2.googleapis.com"],
+    hostedDomainClaim: "hd"
+  },
   {
     name: "Microsoft personal accounts",
     prefixes: [
@@ -73,11 +86,17 @@ const decoded = (path: string): string => {
   }
 }
 
-const prefixes = consumerIdps.flatMap((idp) => idp.prefixes.map((prefix) => ({ name: idp.name, prefix: prefix.toLowerCase() })))
+const prefixes = consumerIdps.flatMap((idp) => idp.prefixes.map((prefix) => ({ idp, prefix: prefix.toLowerCase() })))
 
 /** The consumer provider `url` (a discovery URL or an issuer) belongs to, if any. */
-export const consumerIdpOf = (url: string): string | undefined => {
+export const consumerProviderOf = (url: string): ConsumerIdp | undefined => {
   const location = locationOf(url)?.toLowerCase()
   if (location === undefined) return undefined
-  return prefixes.find(({ prefix }) => location === prefix || location.startsWith(`${prefix}/`))?.name
+  return prefixes.find(({ prefix }) => location === prefix || location.startsWith(`${prefix}/`))?.idp
 }
+
+/** The name of the consumer provider `url` belongs to, if any. */
+export const consumerIdpOf = (url: string): string | undefined => consumerProviderOf(url)?.name
+
+/** The claim a sign-in through the provider of `issuer` must hold the e-mail's domain in, if it is such a provider. */
+export const hostedDomainClaimOf = (issuer: string): string | undefined => consumerProviderOf(issuer)?.hostedDomainClaim

@@ -31,7 +31,7 @@ import { fn } from "../../shared/Span.js"
 import { now } from "../../shared/Time.js"
 import { trusted } from "../../shared/Trusted.js"
 import type { PartnerApp } from "../PartnerApp.js"
-import { consumerIdpOf } from "./ConsumerIdps.js"
+import { consumerProviderOf } from "./ConsumerIdps.js"
 import { discover } from "./Discovery.js"
 import { DomainVerificationStore } from "./DomainVerificationStore.js"
 import type { EmailDomain } from "./EmailDomain.js"
@@ -103,25 +103,35 @@ const make = Effect.gen(function*() {
     }
   })
 
-  /** A discovery URL of a consumer provider, or one the outbound rules refuse. */
-  const checkDiscoveryUrl = Effect.fnUntraced(function*(url: string) {
-    const consumer = consumerIdpOf(url)
-    if (consumer !== undefined) {
-      return yield* refused("invalid_idp", `${consumer} is a public consumer identity provider; configure your organisation's own identity provider`)
-    }
+  /**
+   * Refuses a consumer provider (`url`: a discovery URL or an issuer); one that also serves organisations (Google:
+   * Workspace) only outside strict mode, where the app's own verified domains and the hosted-domain claim hold.
+   */
+  const checkProvider = (url: string, mode: IdpMode, what: string) => {
+    const consumer = consumerProviderOf(url)
+    if (consumer === undefined || (consumer.hostedDomainClaim !== undefined && mode === "strict")) return Effect.void
+    return Effect.fail(refused(
+      "invalid_idp",
+      consumer.hostedDomainClaim === undefined
+        ? `${what} ${consumer.name}, a public consumer identity provider; configure your organisation's own identity provider`
+        : `${what} ${consumer.name}, which serves personal accounts too: it is usable in strict mode only (your verified ` +
+          `domains, and each account managed by your organisation's ${consumer.name} domain)`
+    ))
+  }
+
+  /** A discovery URL of a consumer provider (for the mode), or one the outbound rules refuse. */
+  const checkDiscoveryUrl = Effect.fnUntraced(function*(url: string, mode: IdpMode) {
+    yield* checkProvider(url, mode, "the discovery URL is")
     yield* checkCallableUrl("discovery_url", url).pipe(
       Effect.provideService(Outbound, outbound),
       Effect.mapError((invalid) => refused("invalid_request_body", invalid.message))
     )
   })
 
-  /** The discovery document's endpoints, its issuer no consumer provider's. */
-  const discovered = Effect.fnUntraced(function*(url: string) {
+  /** The discovery document's endpoints, its issuer no consumer provider's (for the mode). */
+  const discovered = Effect.fnUntraced(function*(url: string, mode: IdpMode) {
     const endpoints = yield* discover(url).pipe(Effect.provideService(Outbound, outbound))
-    const consumer = consumerIdpOf(endpoints.issuer)
-    if (consumer !== undefined) {
-      return yield* refused("invalid_idp", `the discovery document's issuer is ${consumer}, a public consumer identity provider`)
-    }
+    yield* checkProvider(endpoints.issuer, mode, "the discovery document's issuer is")
     return endpoints
   })
 
@@ -182,9 +192,9 @@ const make = Effect.gen(function*() {
     const domains = distinct(input.allowed_email_domains ?? [])
     if (input.mode === "strict" && domains.length === 0) yield* checkDomains(app, input.mode, domains)
     yield* checkCredentials(app, input.idp_client_id, input.idp_client_secret)
-    yield* checkDiscoveryUrl(input.discovery_url)
+    yield* checkDiscoveryUrl(input.discovery_url, input.mode)
     yield* checkDomains(app, input.mode, domains)
-    const endpoints = yield* discovered(input.discovery_url)
+    const endpoints = yield* discovered(input.discovery_url, input.mode)
     const sealed = yield* vault.seal(input.idp_client_secret).pipe(Effect.orDie)
     const at = yield* now
     const config = new IdpConfig({
@@ -225,12 +235,12 @@ const make = Effect.gen(function*() {
       (input.is_active === true && !current.is_active)
     if (domainsDecided && mode === "strict" && domains.length === 0) yield* checkDomains(app, mode, domains)
     yield* checkCredentials(app, input.idp_client_id, input.idp_client_secret)
-    if (input.discovery_url !== undefined) yield* checkDiscoveryUrl(input.discovery_url)
+    if (input.discovery_url !== undefined) yield* checkDiscoveryUrl(input.discovery_url, mode)
     if (domainsDecided) yield* checkDomains(app, mode, domains)
     const at = yield* now
-    const endpoints = input.discovery_url === undefined
+    const endpoints: Partial<IdpConfig> = input.discovery_url === undefined
       ? {}
-      : { ...(yield* discovered(input.discovery_url)), discovery_url: input.discovery_url, discovery_last_fetched_at: at }
+      : { ...(yield* discovered(input.discovery_url, mode)), discovery_url: input.discovery_url, discovery_last_fetched_at: at }
     const sealed = input.idp_client_secret === undefined
       ? undefined
       : yield* vault.seal(input.idp_client_secret).pipe(Effect.orDie)
@@ -246,6 +256,8 @@ const make = Effect.gen(function*() {
       const domainsDecided = input.mode !== undefined || input.allowed_email_domains !== undefined ||
         (input.is_active === true && !latest.value.is_active)
       if (domainsDecided) yield* checkDomainsLocked(app, mode, domains)
+      // A mode leaving strict on a provider usable only in strict mode (the configuration's issuer as it will be).
+      yield* checkProvider(endpoints.issuer ?? latest.value.issuer, mode, "the identity provider is")
       const changed = new IdpConfig({
         ...latest.value,
         ...(input.name === undefined ? {} : { name: input.name }),
@@ -281,7 +293,7 @@ const make = Effect.gen(function*() {
     let refreshed = 0
     let failed = 0
     for (const config of due) {
-      const outcome = yield* Effect.either(discovered(config.discovery_url))
+      const outcome = yield* Effect.either(discovered(config.discovery_url, config.mode))
       if (outcome._tag === "Right") {
         if (yield* store.storeDiscovery(config.id, config.discovery_url, outcome.right, at)) refreshed++
       } else {

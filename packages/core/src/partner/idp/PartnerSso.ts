@@ -44,6 +44,7 @@ import type { PartnerApp } from "../PartnerApp.js"
 import { PartnerStore } from "../PartnerStore.js"
 import { DomainVerificationStore } from "./DomainVerificationStore.js"
 import { domainOfEmail } from "./EmailDomain.js"
+import { hostedDomainClaimOf } from "./ConsumerIdps.js"
 import type { IdpConfig } from "./IdpConfig.js"
 import { IdpStore } from "./IdpStore.js"
 import { type IdpClientAuth, OidcClient } from "./OidcClient.js"
@@ -342,6 +343,14 @@ const make = (callbackUrl: string) =>
           return failed("email_missing", `the ID token has no e-mail address in the claim ${config.claim_mappings.email}`)
         }
         if (claims.right.email_verified === false) return failed("email_not_verified", "the identity provider has not verified the e-mail address")
+        // A provider that serves personal accounts too (Google): the account must be managed by the e-mail's domain.
+        const hostedClaim = hostedDomainClaimOf(config.issuer)
+        if (hostedClaim !== undefined) {
+          const hosted = claims.right[hostedClaim]
+          if (typeof hosted !== "string" || hosted.toLowerCase() !== domain) {
+            return failed("domain_not_allowed", `the account is not one that ${domain} manages (the ID token's ${hostedClaim} claim)`)
+          }
+        }
         const refused = yield* domainProblem(app, config, domain)
         if (refused !== undefined) {
           return failed(refused, refused === "domain_not_allowed"
