@@ -7,16 +7,12 @@
 // Raw JSON-RPC over fetch (what any MCP client sends), the answers read whole (the transport answers a POST as an
 // event stream). Prints one JSON line per run. `pnpm bench:mcp` (BENCH_STORES=memory,pglite, BENCH_SECONDS=10,
 // BENCH_SESSIONS=8, BENCH_RUNS=3).
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { caller, freePort, provision, sleep } from "./support.mjs"
+import { caller, provision, startBenchServer } from "./support.mjs"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
 const env = process.env
 const stores = (env.BENCH_STORES ?? "memory,pglite").split(",")
 const seconds = Number(env.BENCH_SECONDS ?? 10)
@@ -24,21 +20,6 @@ const runs = Number(env.BENCH_RUNS ?? 3)
 const sessions = Number(env.BENCH_SESSIONS ?? 8)
 const OPERATOR = randomUUID()
 
-const startServer = async (storeEnv) => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
-    cwd: root,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: OPERATOR, CONVENE_RATE_LIMITS: "off", ...storeEnv },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  for (;;) {
-    if (child.exitCode !== null) throw new Error("the server exited")
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break
-    await sleep(20)
-  }
-  return { url, stop: async () => { child.kill("SIGTERM"); await once(child, "exit") } }
-}
 
 /** A JSON-RPC exchange at /mcp: the answer's message (read from the event stream or the JSON body) and headers. */
 const rpc = async (url, token, session, message) => {
@@ -93,7 +74,7 @@ const measure = async (clients, call) => {
 
 for (const store of stores) {
   const dir = mkdtempSync(join(tmpdir(), "convene-bench-mcp-"))
-  const server = await startServer(store === "memory" ? { CONVENE_STORE: "memory" } : { CONVENE_DATA_DIR: dir })
+  const server = await startBenchServer(OPERATOR, store === "memory" ? { CONVENE_STORE: "memory" } : { CONVENE_DATA_DIR: dir })
   try {
     const call = caller(server.url)
     const { token } = await provision(call, OPERATOR, ["meetings:read", "meetings:write", "action-items:read", "action-items:write"])

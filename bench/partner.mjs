@@ -11,16 +11,12 @@
 //   of 127.0.0.1 (CONVENE_OUTBOUND_ALLOW_HOSTS): the events are enqueued and the worker's attempts fail at once
 // Prints one JSON line per run. `pnpm bench:partner` (BENCH_STORES=memory,pglite, BENCH_SECONDS=10, BENCH_RUNS=3).
 import autocannon from "autocannon"
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { caller, freePort, provision, sleep } from "./support.mjs"
+import { caller, provision, sleep, startBenchServer } from "./support.mjs"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
 const env = process.env
 const stores = (env.BENCH_STORES ?? "memory,pglite").split(",")
 const seconds = Number(env.BENCH_SECONDS ?? 10)
@@ -29,21 +25,6 @@ const connections = Number(env.BENCH_CONNECTIONS ?? 50)
 const OPERATOR = randomUUID()
 const PASSWORD = "correct horse battery"
 
-const startServer = async (storeEnv) => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
-    cwd: root,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: OPERATOR, CONVENE_RATE_LIMITS: "off", CONVENE_OUTBOUND_ALLOW_HOSTS: "127.0.0.1", ...storeEnv },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  for (;;) {
-    if (child.exitCode !== null) throw new Error("the server exited")
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break
-    await sleep(20)
-  }
-  return { url, stop: async () => { child.kill("SIGTERM"); await once(child, "exit") } }
-}
 
 /** Cookies of one site, as a browser keeps them. */
 const jar = () => {
@@ -110,7 +91,7 @@ const measure = (options) =>
 
 for (const store of stores) {
   const dir = mkdtempSync(join(tmpdir(), "convene-bench-partner-"))
-  const server = await startServer(store === "memory" ? { CONVENE_STORE: "memory" } : { CONVENE_DATA_DIR: dir })
+  const server = await startBenchServer(OPERATOR, { CONVENE_OUTBOUND_ALLOW_HOSTS: "127.0.0.1", ...(store === "memory" ? { CONVENE_STORE: "memory" } : { CONVENE_DATA_DIR: dir }) })
   try {
     const call = caller(server.url)
     const { token, userId } = await provision(call, OPERATOR, ["meetings:read", "meetings:write"])

@@ -1,7 +1,10 @@
 // What the benchmark scripts share: a free port, a JSON caller, waiting for a server to be ready, and a workspace
 // with an owner's personal access token made through the operator API.
+import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { createServer } from "node:net"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -53,4 +56,27 @@ export const provision = async (call, operatorToken, scopes) => {
     expiry_days: 30
   })
   return { workspaceId: ws.id, userId: user.id, token }
+}
+
+/**
+ * The compiled server (`packages/http/dist/main.js`) on a free port of 127.0.0.1 with `operatorToken` and the request
+ * budgets off (one load generator would otherwise measure 429s), `env` added; ready when it answers /readyz.
+ */
+export const startBenchServer = async (operatorToken, env = {}) => {
+  const root = fileURLToPath(new URL("..", import.meta.url))
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, [join(root, "packages/http/dist/main.js")], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CONVENE_BASE_URL: url, CONVENE_OPERATOR_TOKEN: operatorToken, CONVENE_RATE_LIMITS: "off", ...env },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  await waitReady(url, child, () => "(its output went to this terminal)")
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGTERM")
+      await once(child, "exit")
+    }
+  }
 }
